@@ -1,0 +1,46 @@
+//! Lower bounds on the peak of every order.
+//!
+//! Some memory is live in every order at known moments: storages that are never freed and live
+//! from the start (pinned graph inputs, and inputs no op touches), and while an op runs, the
+//! storages it reads plus its outputs and workspace. Every graph output's storage is live at the
+//! end, and the end is no higher than the last op's run. The bound is the largest of these.
+
+use crate::graph::Graph;
+use crate::OpIx;
+
+/// True when storage `s` is live from the start and never freed.
+fn always_live(g: &Graph, s: u32) -> bool {
+    g.tensors()[s as usize].producer.is_none() && (g.pinned(s) || g.users(s).is_empty())
+}
+
+/// A true lower bound on the peak of every order of `g` (linear time).
+pub fn lower_bound(g: &Graph) -> u64 {
+    let fixed: u64 = g
+        .input_storages()
+        .filter(|&s| always_live(g, s))
+        .map(|s| g.size(s))
+        .sum();
+    let mut bound = g.inputs_bytes();
+    for v in 0..g.num_ops() as OpIx {
+        let reads: u64 = g
+            .reads(v)
+            .iter()
+            .filter(|&&s| !always_live(g, s))
+            .map(|&s| g.size(s))
+            .sum();
+        bound = bound.max(fixed + reads + g.alloc(v) + g.workspace(v));
+    }
+    if g.num_ops() > 0 {
+        let mut seen = vec![false; g.num_tensors()];
+        let mut end = fixed;
+        for &t in g.outputs() {
+            let s = g.tensors()[t as usize].root;
+            if !seen[s as usize] && !always_live(g, s) {
+                seen[s as usize] = true;
+                end += g.size(s);
+            }
+        }
+        bound = bound.max(end);
+    }
+    bound
+}

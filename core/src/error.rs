@@ -1,0 +1,216 @@
+//! Every way input can be wrong, as one typed error. Each variant names the offending op or tensor
+//! and has a stable [`Error::code`] that the CLI, the wasm package and tests match on.
+
+use std::fmt;
+
+/// Shortens an id for messages: ids may be megabytes long, messages must stay one readable line.
+pub fn show_id(id: &str) -> String {
+    const MAX: usize = 80;
+    if id.len() <= MAX {
+        return format!("{id:?}");
+    }
+    let mut cut = MAX;
+    while !id.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}… ({} bytes)", &id[..cut], id.len())
+}
+
+/// A list of ids for a message, e.g. a cycle's ops.
+pub fn show_ids(ids: &[String]) -> String {
+    const MAX_SHOWN: usize = 12;
+    let mut parts: Vec<String> = ids.iter().take(MAX_SHOWN).map(|s| show_id(s)).collect();
+    if ids.len() > MAX_SHOWN {
+        parts.push(format!("… ({} in all)", ids.len()));
+    }
+    parts.join(" -> ")
+}
+
+/// An error in a graph, an order, or a planning request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// Not JSON, or JSON of the wrong shape; `context` says where (e.g. `tensor #3 "x"`).
+    BadJson { context: String, message: String },
+    /// `format` present but not `peakorder/1`.
+    BadFormat { found: String },
+    /// A tensor declaration that makes no sense on its own (size spec, dtype, empty id...).
+    InvalidTensor { tensor: String, reason: String },
+    /// An op declaration that makes no sense on its own.
+    InvalidOp { op: String, reason: String },
+    /// Two tensors with the same id.
+    DuplicateTensor { tensor: String },
+    /// Two ops with the same id.
+    DuplicateOp { op: String },
+    /// An op names a tensor that is not declared.
+    UnknownTensor { op: String, tensor: String },
+    /// `alias_of` names a tensor that is not declared.
+    UnknownAlias { tensor: String, target: String },
+    /// Two ops, or one op twice, produce the same tensor.
+    ProducedTwice {
+        tensor: String,
+        first: String,
+        second: String,
+    },
+    /// The ops' dependencies loop; `ops` lists one cycle in order.
+    Cycle { ops: Vec<String> },
+    /// An `alias_of` chain loops; `tensors` lists it.
+    AliasCycle { tensors: Vec<String> },
+    /// Byte counts do not fit in u64.
+    SizeOverflow { what: String },
+    /// A graph output that is not a declared tensor.
+    UnknownOutput { tensor: String },
+    /// An order names an op the graph does not have.
+    UnknownOp { op: String },
+    /// An order lists an op twice.
+    RepeatedOp { op: String },
+    /// An order leaves an op out.
+    MissingOp { op: String, count: usize },
+    /// An op comes before the producer of one of its inputs.
+    NotTopological {
+        op: String,
+        needs: String,
+        tensor: String,
+    },
+    /// Unknown planning method name.
+    UnknownMethod { name: String, known: String },
+    /// The method cannot handle this graph (e.g. `liu` on a graph that is not an in-forest).
+    NotApplicable { method: String, reason: String },
+    /// The graph is too large for this implementation (more than u32::MAX ops or tensors).
+    TooLarge { what: String },
+}
+
+impl Error {
+    /// A stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::BadJson { .. } => "bad_json",
+            Error::BadFormat { .. } => "bad_format",
+            Error::InvalidTensor { .. } => "invalid_tensor",
+            Error::InvalidOp { .. } => "invalid_op",
+            Error::DuplicateTensor { .. } | Error::DuplicateOp { .. } => "duplicate_id",
+            Error::UnknownTensor { .. } | Error::UnknownAlias { .. } => "unknown_tensor",
+            Error::ProducedTwice { .. } => "produced_twice",
+            Error::Cycle { .. } => "cycle",
+            Error::AliasCycle { .. } => "alias_cycle",
+            Error::SizeOverflow { .. } => "size_overflow",
+            Error::UnknownOutput { .. } => "unknown_output",
+            Error::UnknownOp { .. } => "unknown_op",
+            Error::RepeatedOp { .. } => "repeated_op",
+            Error::MissingOp { .. } => "missing_op",
+            Error::NotTopological { .. } => "not_topological",
+            Error::UnknownMethod { .. } => "unknown_method",
+            Error::NotApplicable { .. } => "not_applicable",
+            Error::TooLarge { .. } => "too_large",
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadJson { context, message } => {
+                if context.is_empty() {
+                    write!(f, "bad JSON: {message}")
+                } else {
+                    write!(f, "bad JSON in {context}: {message}")
+                }
+            }
+            Error::BadFormat { found } => {
+                write!(
+                    f,
+                    "unsupported format {}: expected \"peakorder/1\"",
+                    show_id(found)
+                )
+            }
+            Error::InvalidTensor { tensor, reason } => {
+                write!(f, "tensor {}: {reason}", show_id(tensor))
+            }
+            Error::InvalidOp { op, reason } => write!(f, "op {}: {reason}", show_id(op)),
+            Error::DuplicateTensor { tensor } => {
+                write!(f, "duplicate tensor id {}", show_id(tensor))
+            }
+            Error::DuplicateOp { op } => write!(f, "duplicate op id {}", show_id(op)),
+            Error::UnknownTensor { op, tensor } => {
+                write!(
+                    f,
+                    "op {} uses tensor {}, which is not declared",
+                    show_id(op),
+                    show_id(tensor)
+                )
+            }
+            Error::UnknownAlias { tensor, target } => write!(
+                f,
+                "tensor {} is alias_of {}, which is not declared",
+                show_id(tensor),
+                show_id(target)
+            ),
+            Error::ProducedTwice {
+                tensor,
+                first,
+                second,
+            } => {
+                if first == second {
+                    write!(
+                        f,
+                        "tensor {} is listed twice in the outputs of op {}",
+                        show_id(tensor),
+                        show_id(first)
+                    )
+                } else {
+                    write!(
+                        f,
+                        "tensor {} is produced twice: by op {} and by op {}",
+                        show_id(tensor),
+                        show_id(first),
+                        show_id(second)
+                    )
+                }
+            }
+            Error::Cycle { ops } => write!(f, "the ops form a cycle: {}", show_ids(ops)),
+            Error::AliasCycle { tensors } => {
+                write!(f, "alias_of chain loops: {}", show_ids(tensors))
+            }
+            Error::SizeOverflow { what } => write!(f, "size overflows u64: {what}"),
+            Error::UnknownOutput { tensor } => {
+                write!(
+                    f,
+                    "graph output {} is not a declared tensor",
+                    show_id(tensor)
+                )
+            }
+            Error::UnknownOp { op } => write!(
+                f,
+                "order names op {}, which the graph does not have",
+                show_id(op)
+            ),
+            Error::RepeatedOp { op } => write!(f, "order lists op {} more than once", show_id(op)),
+            Error::MissingOp { op, count } => {
+                write!(f, "order leaves out op {}", show_id(op))?;
+                if *count > 1 {
+                    write!(f, " and {} more", count - 1)?;
+                }
+                Ok(())
+            }
+            Error::NotTopological { op, needs, tensor } => write!(
+                f,
+                "op {} runs before op {}, which produces its input {}",
+                show_id(op),
+                show_id(needs),
+                show_id(tensor)
+            ),
+            Error::UnknownMethod { name, known } => {
+                write!(
+                    f,
+                    "unknown method {}: expected one of {known}",
+                    show_id(name)
+                )
+            }
+            Error::NotApplicable { method, reason } => {
+                write!(f, "method {method} does not apply: {reason}")
+            }
+            Error::TooLarge { what } => write!(f, "graph too large: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,142 @@
+//! The JSON graph format of DESIGN.md §2, as serde types.
+//!
+//! Parsing goes in two steps so that an error can name the object it is in: the top level is read
+//! with each tensor and op kept as raw JSON text, then every object is read on its own. Structs
+//! deny unknown fields (a typo must not be silently ignored) and serde's derive rejects duplicate
+//! keys; serde_json's recursion limit turns absurdly nested input into an error, not a stack
+//! overflow.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::error::{show_id, Error};
+
+/// The only accepted value of `format`.
+pub const FORMAT: &str = "peakorder/1";
+
+/// A tensor as written in the file.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TensorSpec {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Vec<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtype: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias_of: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub donated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// An op as written in the file.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OpSpec {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub inputs: Vec<String>,
+    #[serde(default)]
+    pub outputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fusible: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attrs: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A whole graph file.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct GraphSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    pub tensors: Vec<TensorSpec>,
+    pub ops: Vec<OpSpec>,
+    pub outputs: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGraph<'a> {
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default, borrow)]
+    tensors: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    ops: Vec<&'a RawValue>,
+    #[serde(default)]
+    outputs: Vec<String>,
+    #[serde(default)]
+    meta: Option<Map<String, Value>>,
+}
+
+/// Best effort at the `id` of an object that failed to parse, to name it in the error.
+fn id_hint(raw: &RawValue) -> String {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: String,
+    }
+    match serde_json::from_str::<IdOnly>(raw.get()) {
+        Ok(x) => format!(" {}", show_id(&x.id)),
+        Err(_) => String::new(),
+    }
+}
+
+fn strip_position(e: &serde_json::Error) -> String {
+    // serde_json appends " at line L column C", which is relative to the object, not the file.
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+impl GraphSpec {
+    /// Parses graph JSON text.
+    pub fn from_json(text: &str) -> Result<GraphSpec, Error> {
+        let raw: RawGraph = serde_json::from_str(text).map_err(|e| Error::BadJson {
+            context: String::new(),
+            message: e.to_string(),
+        })?;
+        let mut tensors = Vec::with_capacity(raw.tensors.len());
+        for (i, t) in raw.tensors.iter().enumerate() {
+            let spec: TensorSpec = serde_json::from_str(t.get()).map_err(|e| Error::BadJson {
+                context: format!("tensor #{i}{}", id_hint(t)),
+                message: strip_position(&e),
+            })?;
+            tensors.push(spec);
+        }
+        let mut ops = Vec::with_capacity(raw.ops.len());
+        for (i, o) in raw.ops.iter().enumerate() {
+            let spec: OpSpec = serde_json::from_str(o.get()).map_err(|e| Error::BadJson {
+                context: format!("op #{i}{}", id_hint(o)),
+                message: strip_position(&e),
+            })?;
+            ops.push(spec);
+        }
+        Ok(GraphSpec {
+            format: raw.format,
+            tensors,
+            ops,
+            outputs: raw.outputs,
+            meta: raw.meta,
+        })
+    }
+
+    /// Serialises back to JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a GraphSpec always serialises")
+    }
+}

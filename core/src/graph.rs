@@ -1,0 +1,677 @@
+//! The validated graph: ops and tensors with compact integer indices, producer/consumer
+//! adjacency, and the derived memory model of DESIGN.md §1 that every simulator and planner reads.
+//!
+//! Memory is accounted per *storage*: a tensor that is not a view owns its storage; a view
+//! (`alias_of`) shares the storage of its alias root and counts 0 bytes. A storage's *users* are
+//! the ops that read any tensor sharing it, plus the producers of its views (other than the root's
+//! own producer); it is freed after its last user runs, or right after its producer when it has no
+//! users, unless it is *pinned* (a graph output shares it, or it is a graph input not `donated`).
+//!
+//! A view can only exist once its storage does, so the producer of a view is ordered after the
+//! producer of the tensor it aliases even when it does not list that tensor as an input.
+
+use std::collections::HashMap;
+
+use petgraph::algo::{kosaraju_scc, toposort};
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde_json::{Map, Value};
+
+use crate::csr::Csr;
+use crate::dtype::{Dtype, DTYPE_NAMES};
+use crate::error::Error;
+use crate::format::{GraphSpec, OpSpec, TensorSpec, FORMAT};
+use crate::{OpIx, TensorIx};
+
+/// A tensor of a validated graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    pub id: String,
+    /// Bytes of its own storage; 0 for a view.
+    pub bytes: u64,
+    pub shape: Option<Vec<u64>>,
+    pub dtype: Option<Dtype>,
+    /// The tensor this one is a view of, if any.
+    pub alias_of: Option<TensorIx>,
+    /// The storage this tensor lives in: itself unless it is a view.
+    pub root: TensorIx,
+    pub donated: bool,
+    /// The op that produces it; `None` for a graph input.
+    pub producer: Option<OpIx>,
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// An op of a validated graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    pub id: String,
+    pub kind: String,
+    /// Input tensors as written, repeats removed (a repeated input counts once).
+    pub inputs: Vec<TensorIx>,
+    /// Output tensors as written.
+    pub outputs: Vec<TensorIx>,
+    pub workspace: u64,
+    pub fusible: Option<String>,
+    pub attrs: Option<Map<String, Value>>,
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A validated graph. Build it with [`Graph::from_json`] or [`Graph::from_spec`].
+#[derive(Clone, Debug)]
+pub struct Graph {
+    tensors: Vec<Tensor>,
+    ops: Vec<Op>,
+    outputs: Vec<TensorIx>,
+    meta: Option<Map<String, Value>>,
+    op_index: HashMap<String, OpIx>,
+    tensor_index: HashMap<String, TensorIx>,
+    // Dependencies between ops, deduplicated.
+    preds: Csr,
+    succs: Csr,
+    // The memory model, indexed by tensor (only storage roots have non-zero entries).
+    size: Vec<u64>,
+    users: Csr,
+    pinned: Vec<bool>,
+    // The memory model, indexed by op.
+    reads: Csr,
+    creates: Csr,
+    alloc: Vec<u64>,
+    inputs_bytes: u64,
+}
+
+fn invalid_tensor(spec: &TensorSpec, reason: impl Into<String>) -> Error {
+    Error::InvalidTensor {
+        tensor: spec.id.clone(),
+        reason: reason.into(),
+    }
+}
+
+fn tensor_bytes(spec: &TensorSpec) -> Result<(u64, Option<Dtype>), Error> {
+    let dtype = match &spec.dtype {
+        None => None,
+        Some(name) => Some(Dtype::parse(name).ok_or_else(|| {
+            invalid_tensor(
+                spec,
+                format!("unknown dtype {name:?}; expected one of {DTYPE_NAMES}"),
+            )
+        })?),
+    };
+    if spec.alias_of.is_some() {
+        if spec.bytes.is_some() {
+            return Err(invalid_tensor(
+                spec,
+                "a view (alias_of) has no bytes of its own; remove `bytes`",
+            ));
+        }
+        if spec.donated.is_some() {
+            return Err(invalid_tensor(
+                spec,
+                "`donated` applies to the aliased tensor, not to a view",
+            ));
+        }
+        if spec.shape.is_some() != dtype.is_some() {
+            return Err(invalid_tensor(spec, "`shape` and `dtype` go together"));
+        }
+        return Ok((0, dtype));
+    }
+    match (spec.bytes, &spec.shape, dtype) {
+        (Some(b), None, None) => Ok((b, None)),
+        (Some(_), _, _) => Err(invalid_tensor(
+            spec,
+            "give either `bytes` or `shape` + `dtype`, not both",
+        )),
+        (None, Some(shape), Some(dt)) => {
+            let mut n: u64 = dt.size();
+            for &d in shape {
+                n = n.checked_mul(d).ok_or_else(|| Error::SizeOverflow {
+                    what: format!(
+                        "tensor {} of shape {shape:?}",
+                        crate::error::show_id(&spec.id)
+                    ),
+                })?;
+            }
+            Ok((n, Some(dt)))
+        }
+        (None, Some(_), None) => Err(invalid_tensor(spec, "`shape` needs a `dtype`")),
+        (None, None, Some(_)) => Err(invalid_tensor(spec, "`dtype` needs a `shape`")),
+        (None, None, None) => Err(invalid_tensor(
+            spec,
+            "needs `bytes`, `shape` + `dtype`, or `alias_of`",
+        )),
+    }
+}
+
+fn to_ix(n: usize, what: &str) -> Result<u32, Error> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&x| x < u32::MAX)
+        .ok_or_else(|| Error::TooLarge {
+            what: format!("more than {} {what}", u32::MAX - 1),
+        })
+}
+
+impl Graph {
+    /// Parses and validates graph JSON.
+    pub fn from_json(text: &str) -> Result<Graph, Error> {
+        Graph::from_spec(GraphSpec::from_json(text)?)
+    }
+
+    /// Validates a parsed graph.
+    pub fn from_spec(spec: GraphSpec) -> Result<Graph, Error> {
+        if let Some(f) = &spec.format {
+            if f != FORMAT {
+                return Err(Error::BadFormat { found: f.clone() });
+            }
+        }
+        to_ix(spec.tensors.len(), "tensors")?;
+        to_ix(spec.ops.len(), "ops")?;
+
+        // Tensors: ids, sizes.
+        let mut tensor_index: HashMap<String, TensorIx> =
+            HashMap::with_capacity(spec.tensors.len());
+        let mut tensors = Vec::with_capacity(spec.tensors.len());
+        for (i, t) in spec.tensors.iter().enumerate() {
+            if t.id.is_empty() {
+                return Err(Error::InvalidTensor {
+                    tensor: format!("#{i}"),
+                    reason: "empty id".into(),
+                });
+            }
+            if tensor_index.insert(t.id.clone(), i as u32).is_some() {
+                return Err(Error::DuplicateTensor {
+                    tensor: t.id.clone(),
+                });
+            }
+            let (bytes, dtype) = tensor_bytes(t)?;
+            tensors.push(Tensor {
+                id: t.id.clone(),
+                bytes,
+                shape: t.shape.clone(),
+                dtype,
+                alias_of: None,
+                root: i as u32,
+                donated: t.donated.unwrap_or(false),
+                producer: None,
+                meta: t.meta.clone(),
+            });
+        }
+        for (i, t) in spec.tensors.iter().enumerate() {
+            if let Some(target) = &t.alias_of {
+                let j = *tensor_index
+                    .get(target)
+                    .ok_or_else(|| Error::UnknownAlias {
+                        tensor: t.id.clone(),
+                        target: target.clone(),
+                    })?;
+                tensors[i].alias_of = Some(j);
+            }
+        }
+        resolve_roots(&mut tensors)?;
+
+        // Ops: ids, producers.
+        let mut op_index: HashMap<String, OpIx> = HashMap::with_capacity(spec.ops.len());
+        let mut ops = Vec::with_capacity(spec.ops.len());
+        for (i, o) in spec.ops.iter().enumerate() {
+            let op = build_op(o, i, &tensor_index, &mut tensors, &spec.ops)?;
+            if op_index.insert(o.id.clone(), i as u32).is_some() {
+                return Err(Error::DuplicateOp { op: o.id.clone() });
+            }
+            ops.push(op);
+        }
+
+        // Graph outputs.
+        let mut outputs = Vec::with_capacity(spec.outputs.len());
+        let mut is_output = vec![false; tensors.len()];
+        for name in &spec.outputs {
+            let t = *tensor_index.get(name).ok_or_else(|| Error::UnknownOutput {
+                tensor: name.clone(),
+            })?;
+            if !is_output[t as usize] {
+                is_output[t as usize] = true;
+                outputs.push(t);
+            }
+        }
+
+        // A view of a produced tensor cannot be a graph input.
+        for t in &tensors {
+            if let (Some(target), None) = (t.alias_of, t.producer) {
+                if let Some(p) = tensors[target as usize].producer {
+                    return Err(Error::InvalidTensor {
+                        tensor: t.id.clone(),
+                        reason: format!(
+                            "is a graph input (no op produces it) but aliases {}, which op {} produces",
+                            crate::error::show_id(&tensors[target as usize].id),
+                            crate::error::show_id(&ops[p as usize].id)
+                        ),
+                    });
+                }
+            }
+        }
+
+        let n_ops = ops.len();
+        let n_tensors = tensors.len();
+
+        // Op dependencies: producer of each input, and producer of each view's target.
+        let mut dep_pairs: Vec<(u32, u32)> = Vec::new();
+        for (v, op) in ops.iter().enumerate() {
+            for &t in &op.inputs {
+                if let Some(p) = tensors[t as usize].producer {
+                    dep_pairs.push((v as u32, p));
+                }
+            }
+            for &t in &op.outputs {
+                if let Some(target) = tensors[t as usize].alias_of {
+                    if let Some(p) = tensors[target as usize].producer {
+                        if p != v as u32 {
+                            dep_pairs.push((v as u32, p));
+                        }
+                    }
+                }
+            }
+        }
+        dep_pairs.sort_unstable();
+        dep_pairs.dedup();
+        check_acyclic(&ops, &dep_pairs)?;
+        let preds = Csr::from_pairs(n_ops, &dep_pairs);
+        let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
+        rev.sort_unstable();
+        let succs = Csr::from_pairs(n_ops, &rev);
+
+        // Memory model.
+        let mut size = vec![0u64; n_tensors];
+        let mut pinned = vec![false; n_tensors];
+        for (i, t) in tensors.iter().enumerate() {
+            if t.alias_of.is_none() {
+                size[i] = t.bytes;
+                if t.producer.is_none() && !t.donated {
+                    pinned[i] = true;
+                }
+            }
+        }
+        for &t in &outputs {
+            pinned[tensors[t as usize].root as usize] = true;
+        }
+        let mut read_pairs: Vec<(u32, u32)> = Vec::new();
+        for (v, op) in ops.iter().enumerate() {
+            for &t in &op.inputs {
+                read_pairs.push((v as u32, tensors[t as usize].root));
+            }
+            for &t in &op.outputs {
+                let root = tensors[t as usize].root;
+                if root != t && tensors[root as usize].producer != Some(v as u32) {
+                    read_pairs.push((v as u32, root));
+                }
+            }
+        }
+        read_pairs.sort_unstable();
+        read_pairs.dedup();
+        let reads = Csr::from_pairs(n_ops, &read_pairs);
+        let mut user_pairs: Vec<(u32, u32)> = read_pairs.iter().map(|&(v, s)| (s, v)).collect();
+        user_pairs.sort_unstable();
+        let users = Csr::from_pairs(n_tensors, &user_pairs);
+        let creates = Csr::from_rows(ops.iter().map(|op| {
+            op.outputs
+                .iter()
+                .copied()
+                .filter(|&t| tensors[t as usize].alias_of.is_none())
+                .collect::<Vec<_>>()
+        }));
+
+        // Every sum the simulator can form is at most (all storage) + (largest workspace), so
+        // checking that once here lets every later sum use plain u64 arithmetic safely.
+        let mut total: u64 = 0;
+        let mut inputs_bytes: u64 = 0;
+        for (i, t) in tensors.iter().enumerate() {
+            total = total
+                .checked_add(size[i])
+                .ok_or_else(|| Error::SizeOverflow {
+                    what: format!(
+                        "the total size of all tensors, at tensor {}",
+                        crate::error::show_id(&t.id)
+                    ),
+                })?;
+            if t.producer.is_none() {
+                inputs_bytes += size[i];
+            }
+        }
+        let mut alloc = vec![0u64; n_ops];
+        for v in 0..n_ops {
+            alloc[v] = creates
+                .row(v as u32)
+                .iter()
+                .map(|&s| size[s as usize])
+                .sum();
+            total
+                .checked_add(ops[v].workspace)
+                .ok_or_else(|| Error::SizeOverflow {
+                    what: format!(
+                        "the total size of all tensors plus the workspace of op {}",
+                        crate::error::show_id(&ops[v].id)
+                    ),
+                })?;
+        }
+
+        Ok(Graph {
+            tensors,
+            ops,
+            outputs,
+            meta: spec.meta,
+            op_index,
+            tensor_index,
+            preds,
+            succs,
+            size,
+            users,
+            pinned,
+            reads,
+            creates,
+            alloc,
+            inputs_bytes,
+        })
+    }
+
+    /// The tensors, in the file's order.
+    pub fn tensors(&self) -> &[Tensor] {
+        &self.tensors
+    }
+    /// The ops, in the file's order (the program order).
+    pub fn ops(&self) -> &[Op] {
+        &self.ops
+    }
+    /// Graph outputs, deduplicated, in the file's order.
+    pub fn outputs(&self) -> &[TensorIx] {
+        &self.outputs
+    }
+    /// The graph's `meta` object, if any.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.meta.as_ref()
+    }
+    /// Number of ops.
+    pub fn num_ops(&self) -> usize {
+        self.ops.len()
+    }
+    /// Number of tensors.
+    pub fn num_tensors(&self) -> usize {
+        self.tensors.len()
+    }
+    /// Index of the op with this id.
+    pub fn op_ix(&self, id: &str) -> Option<OpIx> {
+        self.op_index.get(id).copied()
+    }
+    /// Index of the tensor with this id.
+    pub fn tensor_ix(&self, id: &str) -> Option<TensorIx> {
+        self.tensor_index.get(id).copied()
+    }
+    /// Ops that must run before `v` (deduplicated).
+    pub fn preds(&self, v: OpIx) -> &[OpIx] {
+        self.preds.row(v)
+    }
+    /// Ops that must run after `v` (deduplicated).
+    pub fn succs(&self, v: OpIx) -> &[OpIx] {
+        self.succs.row(v)
+    }
+    /// Storage size of tensor `t` (0 unless `t` is a storage root).
+    pub fn size(&self, t: TensorIx) -> u64 {
+        self.size[t as usize]
+    }
+    /// The ops whose running keeps storage `s` alive (empty unless `s` is a root).
+    pub fn users(&self, s: TensorIx) -> &[OpIx] {
+        self.users.row(s)
+    }
+    /// True when storage `s` is never freed.
+    pub fn pinned(&self, s: TensorIx) -> bool {
+        self.pinned[s as usize]
+    }
+    /// Distinct storages op `v` reads (keeps alive until it has run).
+    pub fn reads(&self, v: OpIx) -> &[TensorIx] {
+        self.reads.row(v)
+    }
+    /// Storages op `v` allocates.
+    pub fn creates(&self, v: OpIx) -> &[TensorIx] {
+        self.creates.row(v)
+    }
+    /// Bytes op `v` allocates for its outputs.
+    pub fn alloc(&self, v: OpIx) -> u64 {
+        self.alloc[v as usize]
+    }
+    /// Scratch bytes op `v` needs while it runs.
+    pub fn workspace(&self, v: OpIx) -> u64 {
+        self.ops[v as usize].workspace
+    }
+    /// Memory at the start: all graph inputs.
+    pub fn inputs_bytes(&self) -> u64 {
+        self.inputs_bytes
+    }
+    /// Storages live at the start (graph inputs that own storage).
+    pub fn input_storages(&self) -> impl Iterator<Item = TensorIx> + '_ {
+        (0..self.tensors.len() as u32).filter(|&t| {
+            self.tensors[t as usize].producer.is_none()
+                && self.tensors[t as usize].alias_of.is_none()
+        })
+    }
+    /// The ops' ids for an order of indices.
+    pub fn op_ids(&self, order: &[OpIx]) -> Vec<String> {
+        order
+            .iter()
+            .map(|&v| self.ops[v as usize].id.clone())
+            .collect()
+    }
+
+    /// Resolves an order given as op ids, checking it is a complete topological order.
+    pub fn order_from_ids<S: AsRef<str>>(&self, ids: &[S]) -> Result<Vec<OpIx>, Error> {
+        let mut order = Vec::with_capacity(ids.len());
+        for id in ids {
+            let id = id.as_ref();
+            order.push(
+                self.op_ix(id)
+                    .ok_or_else(|| Error::UnknownOp { op: id.to_string() })?,
+            );
+        }
+        self.check_order(&order)?;
+        Ok(order)
+    }
+
+    /// Checks that `order` lists every op once, each after its predecessors; the error names the
+    /// first offending op.
+    pub fn check_order(&self, order: &[OpIx]) -> Result<(), Error> {
+        let n = self.ops.len();
+        let mut done = vec![false; n];
+        for &v in order {
+            let Some(slot) = done.get(v as usize) else {
+                return Err(Error::UnknownOp {
+                    op: format!("#{v}"),
+                });
+            };
+            if *slot {
+                return Err(Error::RepeatedOp {
+                    op: self.ops[v as usize].id.clone(),
+                });
+            }
+            if let Some(&p) = self.preds(v).iter().find(|&&p| !done[p as usize]) {
+                let tensor = self.ops[v as usize]
+                    .inputs
+                    .iter()
+                    .chain(self.ops[v as usize].outputs.iter())
+                    .find_map(|&t| {
+                        let t = &self.tensors[t as usize];
+                        let via = t.alias_of.map(|a| &self.tensors[a as usize]);
+                        if t.producer == Some(p) {
+                            Some(t.id.clone())
+                        } else {
+                            via.filter(|a| a.producer == Some(p)).map(|a| a.id.clone())
+                        }
+                    })
+                    .unwrap_or_default();
+                return Err(Error::NotTopological {
+                    op: self.ops[v as usize].id.clone(),
+                    needs: self.ops[p as usize].id.clone(),
+                    tensor,
+                });
+            }
+            done[v as usize] = true;
+        }
+        if order.len() < n {
+            let missing: Vec<usize> = (0..n).filter(|&v| !done[v]).collect();
+            return Err(Error::MissingOp {
+                op: self.ops[missing[0]].id.clone(),
+                count: missing.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// True when every op's outputs feed at most one other op (an in-forest, DESIGN.md's Liu case),
+    /// counting views as their storage.
+    pub fn is_in_forest(&self) -> bool {
+        (0..self.ops.len() as u32).all(|v| self.succs(v).len() <= 1)
+    }
+}
+
+fn build_op(
+    o: &OpSpec,
+    i: usize,
+    tensor_index: &HashMap<String, TensorIx>,
+    tensors: &mut [Tensor],
+    all: &[OpSpec],
+) -> Result<Op, Error> {
+    if o.id.is_empty() {
+        return Err(Error::InvalidOp {
+            op: format!("#{i}"),
+            reason: "empty id".into(),
+        });
+    }
+    let lookup = |name: &String| {
+        tensor_index
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::UnknownTensor {
+                op: o.id.clone(),
+                tensor: name.clone(),
+            })
+    };
+    let mut inputs = Vec::with_capacity(o.inputs.len());
+    for name in &o.inputs {
+        let t = lookup(name)?;
+        if !inputs.contains(&t) {
+            inputs.push(t);
+        }
+    }
+    let mut outputs = Vec::with_capacity(o.outputs.len());
+    for name in &o.outputs {
+        let t = lookup(name)?;
+        if let Some(first) = tensors[t as usize].producer {
+            return Err(Error::ProducedTwice {
+                tensor: name.clone(),
+                first: all[first as usize].id.clone(),
+                second: o.id.clone(),
+            });
+        }
+        tensors[t as usize].producer = Some(i as u32);
+        outputs.push(t);
+    }
+    Ok(Op {
+        id: o.id.clone(),
+        kind: o.kind.clone().unwrap_or_else(|| "op".to_string()),
+        inputs,
+        outputs,
+        workspace: o.workspace.unwrap_or(0),
+        fusible: o.fusible.clone(),
+        attrs: o.attrs.clone(),
+        meta: o.meta.clone(),
+    })
+}
+
+/// Follows `alias_of` chains to their storage root, iteratively, reporting a loop by its tensors.
+fn resolve_roots(tensors: &mut [Tensor]) -> Result<(), Error> {
+    const UNSEEN: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![UNSEEN; tensors.len()];
+    let mut path: Vec<usize> = Vec::new();
+    for start in 0..tensors.len() {
+        if state[start] == DONE {
+            continue;
+        }
+        path.clear();
+        let mut t = start;
+        let root = loop {
+            if state[t] == DONE {
+                break tensors[t].root;
+            }
+            if state[t] == ON_PATH {
+                let pos = path.iter().position(|&x| x == t).unwrap_or(0);
+                let mut names: Vec<String> =
+                    path[pos..].iter().map(|&x| tensors[x].id.clone()).collect();
+                names.push(tensors[t].id.clone());
+                return Err(Error::AliasCycle { tensors: names });
+            }
+            state[t] = ON_PATH;
+            path.push(t);
+            match tensors[t].alias_of {
+                Some(next) => t = next as usize,
+                None => break t as u32,
+            }
+        };
+        for &x in &path {
+            tensors[x].root = root;
+            state[x] = DONE;
+        }
+    }
+    Ok(())
+}
+
+/// Rejects dependency cycles, naming the ops on one cycle.
+fn check_acyclic(ops: &[Op], dep_pairs: &[(u32, u32)]) -> Result<(), Error> {
+    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(ops.len(), dep_pairs.len());
+    for _ in 0..ops.len() {
+        g.add_node(());
+    }
+    for &(v, p) in dep_pairs {
+        g.add_edge(NodeIndex::new(p as usize), NodeIndex::new(v as usize), ());
+    }
+    if toposort(&g, None).is_ok() {
+        return Ok(());
+    }
+    // Find a strongly connected component with a cycle, then one cycle inside it by BFS.
+    let sccs = kosaraju_scc(&g);
+    let comp = sccs
+        .into_iter()
+        .find(|c| c.len() > 1 || g.contains_edge(c[0], c[0]))
+        .unwrap_or_default();
+    let Some(&start) = comp.first() else {
+        return Err(Error::Cycle { ops: vec![] });
+    };
+    let in_comp: std::collections::HashSet<NodeIndex> = comp.iter().copied().collect();
+    let mut parent: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+    let mut queue = std::collections::VecDeque::new();
+    queue.push_back(start);
+    let mut closing = None;
+    'bfs: while let Some(x) = queue.pop_front() {
+        for y in g.neighbors(x) {
+            if y == start {
+                closing = Some(x);
+                break 'bfs;
+            }
+            if in_comp.contains(&y) && !parent.contains_key(&y) {
+                parent.insert(y, x);
+                queue.push_back(y);
+            }
+        }
+    }
+    let mut cycle = vec![];
+    let mut x = closing.unwrap_or(start);
+    loop {
+        cycle.push(x);
+        if x == start {
+            break;
+        }
+        x = parent[&x];
+    }
+    cycle.reverse();
+    cycle.push(start);
+    Err(Error::Cycle {
+        ops: cycle
+            .into_iter()
+            .map(|n| ops[n.index()].id.clone())
+            .collect(),
+    })
+}

@@ -1,0 +1,35 @@
+//! peakorder: order the operations of a tensor program so that peak memory is as low as possible.
+//!
+//! The data path reads straight through:
+//! JSON ([`format`]) → validated [`Graph`] (compact integer indices) → an orderer (a pure function
+//! in [`order`]) → [`Plan`] → [`simulate`].
+//!
+//! The memory model is the contract of `DESIGN.md` §1; [`simulate`] is its reference
+//! implementation and every planner's result is re-checked by it.
+//!
+//! The crate does no I/O and has no clock of its own: callers that want deadlines pass a [`Clock`].
+
+pub mod bounds;
+pub mod csr;
+pub mod dtype;
+pub mod error;
+pub mod examples;
+pub mod format;
+pub mod graph;
+pub mod order;
+pub mod plan;
+pub mod simulate;
+pub mod units;
+
+pub use bounds::lower_bound;
+pub use error::Error;
+pub use graph::{Graph, Op, Tensor};
+pub use plan::{
+    compare, plan, Budget, Clock, Comparison, Method, MethodRow, NoClock, Plan, PlanOptions,
+};
+pub use simulate::{peak_of, simulate, Simulation, Step};
+
+/// Index of an op in [`Graph::ops`] (the file's order).
+pub type OpIx = u32;
+/// Index of a tensor in [`Graph::tensors`] (the file's order).
+pub type TensorIx = u32;

@@ -1,0 +1,7 @@
+//! Orderers: pure functions from a [`Graph`](crate::Graph) to an order of its ops.
+//!
+//! One algorithm per module. Each returns a complete topological order; the planner re-checks
+//! it with the simulator before reporting it.
+
+pub mod greedy;
+pub mod program;

@@ -1,0 +1,277 @@
+//! Planning: run an orderer, re-check its order with the simulator, and report the plan of
+//! DESIGN.md §3 with a true lower bound and an honest `optimal` flag.
+//!
+//! The core has no clock of its own: deadlines are read through [`Clock`], which the native and
+//! wasm layers implement; without one, only the state budget limits a search.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::bounds::lower_bound;
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::order;
+use crate::simulate::peak_of;
+use crate::OpIx;
+
+/// A source of time in milliseconds (any origin; only differences matter).
+pub trait Clock {
+    fn now_ms(&self) -> f64;
+}
+
+/// A clock that never moves: no deadline ever passes, elapsed times read 0.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoClock;
+
+impl Clock for NoClock {
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+/// How much work a search may do.
+pub struct Budget<'a> {
+    pub clock: &'a dyn Clock,
+    /// Absolute time (on `clock`) after which a search stops and returns its best so far.
+    pub deadline_ms: Option<f64>,
+    /// Most search states a search may expand.
+    pub max_states: u64,
+}
+
+impl Budget<'_> {
+    /// True once the deadline has passed.
+    pub fn expired(&self) -> bool {
+        self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
+    }
+}
+
+/// A planning method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// The file's order.
+    Program,
+    /// Memory-aware greedy list scheduling ([`order::greedy`]).
+    Greedy,
+}
+
+impl Method {
+    /// Every method, in the order `compare` lists them.
+    pub const ALL: &'static [Method] = &[Method::Program, Method::Greedy];
+
+    /// The name used on the command line and in plans.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Program => "program",
+            Method::Greedy => "greedy",
+        }
+    }
+
+    fn known() -> String {
+        Method::ALL
+            .iter()
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Method, Error> {
+        Method::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| Error::UnknownMethod {
+                name: s.to_string(),
+                known: Method::known(),
+            })
+    }
+}
+
+/// Options for [`plan`] and [`compare`].
+#[derive(Clone, Debug)]
+pub struct PlanOptions {
+    pub method: Method,
+    /// Time a search may take, in milliseconds (needs a real [`Clock`]).
+    pub budget_ms: Option<f64>,
+    /// Most states a search may expand.
+    pub max_states: u64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            method: Method::Greedy,
+            budget_ms: Some(100.0),
+            max_states: 2_000_000,
+        }
+    }
+}
+
+/// What an orderer found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ordering {
+    pub order: Vec<OpIx>,
+    /// The method proved no order has a lower peak.
+    pub proven_optimal: bool,
+    /// A lower bound the method proved, beyond [`lower_bound`].
+    pub lower_bound: Option<u64>,
+}
+
+impl Ordering {
+    fn heuristic(order: Vec<OpIx>) -> Ordering {
+        Ordering {
+            order,
+            proven_optimal: false,
+            lower_bound: None,
+        }
+    }
+}
+
+/// Runs one orderer.
+pub fn run_method(g: &Graph, method: Method, _budget: &Budget) -> Result<Ordering, Error> {
+    match method {
+        Method::Program => order::program::program_order(g).map(Ordering::heuristic),
+        Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
+    }
+}
+
+/// A plan (DESIGN.md §3).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Plan {
+    /// Op ids in the order to run them.
+    pub order: Vec<String>,
+    pub peak_bytes: u64,
+    pub inputs_bytes: u64,
+    /// A true lower bound on every order's peak.
+    pub lower_bound_bytes: u64,
+    /// True only when proven: the peak equals the lower bound, or an exact method finished.
+    pub optimal: bool,
+    pub method: String,
+    /// Peak of the file's order; `None` when the file's order is not topological.
+    pub program_order_peak_bytes: Option<u64>,
+    pub elapsed_ms: f64,
+    /// The order as op indices.
+    #[serde(skip)]
+    pub order_ix: Vec<OpIx>,
+}
+
+fn program_peak(g: &Graph) -> Option<u64> {
+    order::program::program_order(g)
+        .ok()
+        .map(|o| peak_of(g, &o))
+}
+
+fn make_budget<'a>(opts: &PlanOptions, clock: &'a dyn Clock, start: f64) -> Budget<'a> {
+    Budget {
+        clock,
+        deadline_ms: opts.budget_ms.map(|b| start + b),
+        max_states: opts.max_states,
+    }
+}
+
+/// Runs `method`, re-checks its order and measures its peak.
+fn plan_one(
+    g: &Graph,
+    opts: &PlanOptions,
+    clock: &dyn Clock,
+) -> Result<(Ordering, u64, f64), Error> {
+    let start = clock.now_ms();
+    let budget = make_budget(opts, clock, start);
+    let ordering = run_method(g, opts.method, &budget)?;
+    // Every order is re-checked: a planner bug must surface as a failed check, never as a
+    // silently wrong plan.
+    g.check_order(&ordering.order)?;
+    let peak = peak_of(g, &ordering.order);
+    let elapsed = (clock.now_ms() - start).max(0.0);
+    Ok((ordering, peak, elapsed))
+}
+
+/// Plans `g` with `opts.method`.
+pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Error> {
+    let (ordering, peak, elapsed_ms) = plan_one(g, opts, clock)?;
+    let bound = lower_bound(g)
+        .max(ordering.lower_bound.unwrap_or(0))
+        .min(peak);
+    Ok(Plan {
+        order: g.op_ids(&ordering.order),
+        peak_bytes: peak,
+        inputs_bytes: g.inputs_bytes(),
+        lower_bound_bytes: bound,
+        optimal: ordering.proven_optimal || peak == bound,
+        method: opts.method.name().to_string(),
+        program_order_peak_bytes: program_peak(g),
+        elapsed_ms,
+        order_ix: ordering.order,
+    })
+}
+
+/// One row of [`compare`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MethodRow {
+    pub method: String,
+    /// `None` when the method does not apply to this graph (see `error`).
+    pub peak_bytes: Option<u64>,
+    pub optimal: bool,
+    pub elapsed_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Every method side by side.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    pub lower_bound_bytes: u64,
+    pub inputs_bytes: u64,
+    pub methods: Vec<MethodRow>,
+}
+
+/// Runs every method in [`Method::ALL`] with the same options otherwise.
+pub fn compare(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Comparison {
+    let mut bound = lower_bound(g);
+    let mut runs = Vec::new();
+    for &method in Method::ALL {
+        let o = PlanOptions {
+            method,
+            ..opts.clone()
+        };
+        let r = plan_one(g, &o, clock);
+        if let Ok((ordering, _, _)) = &r {
+            bound = bound.max(ordering.lower_bound.unwrap_or(0));
+        }
+        runs.push((method, r));
+    }
+    let methods = runs
+        .into_iter()
+        .map(|(method, r)| match r {
+            Ok((ordering, peak, elapsed_ms)) => MethodRow {
+                method: method.name().to_string(),
+                peak_bytes: Some(peak),
+                optimal: ordering.proven_optimal || peak <= bound,
+                elapsed_ms,
+                error: None,
+            },
+            Err(e) => MethodRow {
+                method: method.name().to_string(),
+                peak_bytes: None,
+                optimal: false,
+                elapsed_ms: 0.0,
+                error: Some(e.to_string()),
+            },
+        })
+        .collect();
+    Comparison {
+        lower_bound_bytes: bound,
+        inputs_bytes: g.inputs_bytes(),
+        methods,
+    }
+}

@@ -1,0 +1,185 @@
+//! The memory simulator: the reference implementation of DESIGN.md §1.
+//!
+//! [`MemState`] is the incremental form (run one op at a time) that planners share;
+//! [`simulate`] checks an order and reports memory at every step; [`peak_of`] is the fast path
+//! for orders already known to be valid.
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::{OpIx, TensorIx};
+
+/// Memory while an order runs, one op at a time.
+#[derive(Clone, Debug)]
+pub struct MemState<'g> {
+    g: &'g Graph,
+    remaining: Vec<u32>,
+    live: u64,
+}
+
+impl<'g> MemState<'g> {
+    /// The state at the start: every graph input live.
+    pub fn new(g: &'g Graph) -> Self {
+        let remaining = (0..g.num_tensors() as u32)
+            .map(|s| g.users(s).len() as u32)
+            .collect();
+        MemState {
+            g,
+            remaining,
+            live: g.inputs_bytes(),
+        }
+    }
+
+    /// Bytes live now (between ops).
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+
+    /// Users of storage `s` that have not run yet.
+    pub fn remaining_users(&self, s: TensorIx) -> u32 {
+        self.remaining[s as usize]
+    }
+
+    /// Memory while `v` runs if it runs next.
+    pub fn during(&self, v: OpIx) -> u64 {
+        self.live + self.g.alloc(v) + self.g.workspace(v)
+    }
+
+    /// Bytes that running `v` next would free.
+    pub fn frees(&self, v: OpIx) -> u64 {
+        let g = self.g;
+        let mut freed = 0;
+        for &s in g.reads(v) {
+            if self.remaining[s as usize] == 1 && !g.pinned(s) {
+                freed += g.size(s);
+            }
+        }
+        for &s in g.creates(v) {
+            if g.users(s).is_empty() && !g.pinned(s) {
+                freed += g.size(s);
+            }
+        }
+        freed
+    }
+
+    /// Runs `v` (the caller guarantees its predecessors ran); returns (during, after).
+    pub fn run(&mut self, v: OpIx) -> (u64, u64) {
+        let g = self.g;
+        let during = self.during(v);
+        self.live += g.alloc(v);
+        for &s in g.reads(v) {
+            let r = &mut self.remaining[s as usize];
+            *r -= 1;
+            if *r == 0 && !g.pinned(s) {
+                self.live -= g.size(s);
+            }
+        }
+        for &s in g.creates(v) {
+            if g.users(s).is_empty() && !g.pinned(s) {
+                self.live -= g.size(s);
+            }
+        }
+        (during, self.live)
+    }
+}
+
+/// Memory around one op of an order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// The op's index.
+    #[serde(skip)]
+    pub op_ix: OpIx,
+    /// The op's id.
+    pub op: String,
+    /// Memory while the op runs: live + its outputs + its workspace.
+    pub during_bytes: u64,
+    /// Memory after it ran and freed what it could.
+    pub after_bytes: u64,
+}
+
+/// The result of simulating an order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Simulation {
+    pub peak_bytes: u64,
+    pub inputs_bytes: u64,
+    /// Index in `steps` of the first step that reaches the peak; `None` when the peak is the
+    /// start memory and no op exceeds it.
+    pub peak_step: Option<usize>,
+    /// Tensors (storage owners) live at the peak, the running op's outputs included.
+    pub live_at_peak: Vec<String>,
+    pub steps: Vec<Step>,
+}
+
+/// Simulates `order`, which must be a complete topological order of `g`.
+pub fn simulate(g: &Graph, order: &[OpIx]) -> Result<Simulation, Error> {
+    g.check_order(order)?;
+    let mut state = MemState::new(g);
+    let mut steps = Vec::with_capacity(order.len());
+    let mut peak = g.inputs_bytes();
+    let mut peak_step = None;
+    for (i, &v) in order.iter().enumerate() {
+        let (during, after) = state.run(v);
+        if during > peak {
+            peak = during;
+            peak_step = Some(i);
+        }
+        steps.push(Step {
+            op_ix: v,
+            op: g.ops()[v as usize].id.clone(),
+            during_bytes: during,
+            after_bytes: after,
+        });
+    }
+    let live_at_peak = live_set_at(g, order, peak_step)
+        .into_iter()
+        .map(|t| g.tensors()[t as usize].id.clone())
+        .collect();
+    Ok(Simulation {
+        peak_bytes: peak,
+        inputs_bytes: g.inputs_bytes(),
+        peak_step,
+        live_at_peak,
+        steps,
+    })
+}
+
+/// Storages live while step `at` runs (or at the start for `None`), in tensor order.
+fn live_set_at(g: &Graph, order: &[OpIx], at: Option<usize>) -> Vec<TensorIx> {
+    let mut live = vec![false; g.num_tensors()];
+    for s in g.input_storages() {
+        live[s as usize] = true;
+    }
+    let mut remaining: Vec<u32> = (0..g.num_tensors() as u32)
+        .map(|s| g.users(s).len() as u32)
+        .collect();
+    if let Some(at) = at {
+        for &v in &order[..at] {
+            for &s in g.creates(v) {
+                live[s as usize] = !(g.users(s).is_empty() && !g.pinned(s));
+            }
+            for &s in g.reads(v) {
+                remaining[s as usize] -= 1;
+                if remaining[s as usize] == 0 && !g.pinned(s) {
+                    live[s as usize] = false;
+                }
+            }
+        }
+        for &s in g.creates(order[at]) {
+            live[s as usize] = true;
+        }
+    }
+    (0..g.num_tensors() as u32)
+        .filter(|&s| live[s as usize] && g.size(s) > 0)
+        .collect()
+}
+
+/// Peak of an order already known to be valid (no checks, no allocation per step).
+pub fn peak_of(g: &Graph, order: &[OpIx]) -> u64 {
+    let mut state = MemState::new(g);
+    let mut peak = g.inputs_bytes();
+    for &v in order {
+        peak = peak.max(state.run(v).0);
+    }
+    peak
+}

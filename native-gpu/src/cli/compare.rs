@@ -1,0 +1,68 @@
+//! `peakorder compare`.
+
+use std::path::Path;
+
+use peakorder::units::format_bytes;
+use peakorder::{Comparison, PlanOptions};
+
+use super::input::read_graph;
+use super::plan::to_json;
+use super::table::{ms, Table};
+use super::{CliError, StdClock};
+
+pub fn run(path: &Path, budget_ms: f64, json: bool) -> Result<(), CliError> {
+    let g = read_graph(path)?;
+    let opts = PlanOptions {
+        budget_ms: Some(budget_ms),
+        ..PlanOptions::default()
+    };
+    let cmp = peakorder::compare(&g, &opts, &StdClock::new());
+    if json {
+        println!("{}", to_json(&cmp));
+    } else {
+        print!("{}", render(&cmp));
+    }
+    Ok(())
+}
+
+pub fn render(cmp: &Comparison) -> String {
+    let mut t = Table::new(&[
+        ("method", false),
+        ("peak", true),
+        ("above inputs", true),
+        ("vs bound", true),
+        ("optimal", false),
+        ("time", true),
+    ]);
+    for r in &cmp.methods {
+        match r.peak_bytes {
+            Some(p) => t.row(vec![
+                r.method.clone(),
+                format_bytes(p),
+                format_bytes(p - cmp.inputs_bytes.min(p)),
+                if cmp.lower_bound_bytes > 0 {
+                    format!("{:.3}x", p as f64 / cmp.lower_bound_bytes as f64)
+                } else {
+                    "-".into()
+                },
+                if r.optimal { "proven" } else { "-" }.into(),
+                ms(r.elapsed_ms),
+            ]),
+            None => t.row(vec![
+                r.method.clone(),
+                "n/a".into(),
+                String::new(),
+                String::new(),
+                r.error.clone().unwrap_or_default(),
+                String::new(),
+            ]),
+        }
+    }
+    format!(
+        "{}\nlower bound {} ({} above inputs {})\n",
+        t.render(),
+        format_bytes(cmp.lower_bound_bytes),
+        format_bytes(cmp.lower_bound_bytes - cmp.inputs_bytes.min(cmp.lower_bound_bytes)),
+        format_bytes(cmp.inputs_bytes)
+    )
+}

@@ -1,0 +1,55 @@
+//! `peakorder simulate`.
+
+use std::path::Path;
+
+use peakorder::units::format_bytes;
+
+use super::input::{read_graph, read_order};
+use super::plan::{peak_text, to_json};
+use super::table::Table;
+use super::CliError;
+
+pub fn run(graph: &Path, order: &Path, json: bool) -> Result<(), CliError> {
+    let g = read_graph(graph)?;
+    let order = read_order(&g, order)?;
+    let sim = peakorder::simulate(&g, &order)?;
+    if json {
+        println!("{}", to_json(&sim));
+        return Ok(());
+    }
+    let mut t = Table::new(&[
+        ("step", true),
+        ("op", false),
+        ("during", true),
+        ("after", true),
+        ("", false),
+    ]);
+    for (i, st) in sim.steps.iter().enumerate() {
+        let mark = if sim.peak_step == Some(i) {
+            "<- peak"
+        } else {
+            ""
+        };
+        t.row(vec![
+            (i + 1).to_string(),
+            st.op.clone(),
+            format_bytes(st.during_bytes),
+            format_bytes(st.after_bytes),
+            mark.into(),
+        ]);
+    }
+    print!("{}", t.render());
+    println!();
+    println!(
+        "{:<16}{}",
+        "peak",
+        peak_text(sim.peak_bytes, sim.inputs_bytes)
+    );
+    let at = match sim.peak_step {
+        Some(i) => format!("step {} ({})", i + 1, sim.steps[i].op),
+        None => "the start".into(),
+    };
+    println!("{:<16}{at}", "peak at");
+    println!("{:<16}{}", "live at peak", sim.live_at_peak.join(" "));
+    Ok(())
+}

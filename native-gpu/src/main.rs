@@ -1,0 +1,20 @@
+//! `peakorder`: plan, simulate and compare orders of a tensor program for peak memory.
+//!
+//! Exit codes (DESIGN.md §5): 0 success, 2 bad input (message on stderr), 1 anything else.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod cli;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("peakorder: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
