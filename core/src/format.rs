@@ -106,6 +106,15 @@ fn strip_position(e: &serde_json::Error) -> String {
 impl GraphSpec {
     /// Parses graph JSON text.
     pub fn from_json(text: &str) -> Result<GraphSpec, Error> {
+        // serde would read a struct from a JSON array too; a graph is an object, say so plainly.
+        if !text.trim_start().starts_with('{')
+            && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+        {
+            return Err(Error::BadJson {
+                context: String::new(),
+                message: "a graph must be a JSON object with \"tensors\" and \"ops\"".into(),
+            });
+        }
         let raw: RawGraph = serde_json::from_str(text).map_err(|e| Error::BadJson {
             context: String::new(),
             message: e.to_string(),
