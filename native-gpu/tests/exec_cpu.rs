@@ -166,7 +166,7 @@ fn kernels_compute_the_right_values() {
     let r: Vec<f32> = x.iter().map(|&v| if v > 0.0 { v } else { 0.0 }).collect();
     let s: Vec<f32> = x.iter().zip(&r).map(|(a, b)| a + b).collect();
     let p: Vec<f32> = s.iter().map(|a| a * a).collect();
-    let mut m = vec![0f32; 4];
+    let mut m = [0f32; 4];
     for i in 0..2 {
         for k in 0..3 {
             for j in 0..2 {
@@ -510,4 +510,87 @@ proptest! {
             prop_assert_eq!(*checksum.get_or_insert(res.outputs_checksum), res.outputs_checksum);
         }
     }
+}
+
+/// A backend whose allocator runs out of memory at the `fail_at`-th allocation.
+struct Failing {
+    inner: Recording,
+    allocs: usize,
+    fail_at: usize,
+    freed_all: bool,
+}
+
+impl Backend for Failing {
+    fn describe(&self) -> String {
+        "failing".into()
+    }
+    fn prepare(&mut self, sizes: &[u64]) -> Result<(), ExecError> {
+        self.inner.prepare(sizes)
+    }
+    fn charge(&self, bytes: u64) -> u64 {
+        bytes
+    }
+    fn reset_peak(&mut self) -> Result<(), ExecError> {
+        self.inner.reset_peak()
+    }
+    fn alloc(
+        &mut self,
+        slot: Slot,
+        bytes: u64,
+        what: &dyn Fn() -> String,
+    ) -> Result<(), ExecError> {
+        self.allocs += 1;
+        if self.allocs == self.fail_at {
+            return Err(ExecError::OutOfMemory {
+                what: what(),
+                bytes,
+                detail: "test".into(),
+            });
+        }
+        self.inner.alloc(slot, bytes, what)
+    }
+    fn free(&mut self, slot: Slot) -> Result<(), ExecError> {
+        self.inner.free(slot)
+    }
+    fn upload(&mut self, slot: Slot, data: &[u8]) -> Result<(), ExecError> {
+        self.inner.upload(slot, data)
+    }
+    fn launch(&mut self, kernel: &Kernel) -> Result<(), ExecError> {
+        self.inner.launch(kernel)
+    }
+    fn sync(&mut self) -> Result<(), ExecError> {
+        Ok(())
+    }
+    fn peak(&mut self) -> Result<u64, ExecError> {
+        self.inner.peak()
+    }
+    fn download(&mut self, slot: Slot, bytes: u64) -> Result<Vec<u8>, ExecError> {
+        self.inner.download(slot, bytes)
+    }
+    fn free_all(&mut self) {
+        self.freed_all = true;
+        self.inner.free_all()
+    }
+}
+
+#[test]
+fn out_of_memory_frees_everything_and_names_the_op() {
+    let g = seed(SeedOrder::BreadthFirst);
+    let prepared = exec::prepare(&g).unwrap();
+    let order: Vec<OpIx> = (0..g.num_ops() as OpIx).collect();
+    // 11 inputs, then one output per op: allocation 14 is op 3's output (relu1_2).
+    let mut b = Failing {
+        inner: Recording::new(),
+        allocs: 0,
+        fail_at: 14,
+        freed_all: false,
+    };
+    let e = exec::execute(&g, &prepared, &order, &mut b).unwrap_err();
+    assert!(e.to_string().contains("relu1_2"), "{e}");
+    assert!(!e.is_input_error());
+    assert!(b.freed_all && b.inner.sizes.is_empty() && b.inner.live == 0);
+    // The same backend runs cleanly afterwards.
+    b.fail_at = 0;
+    let r = exec::execute(&g, &prepared, &order, &mut b).unwrap();
+    assert_eq!(r.measured_peak_bytes, 5_767_168);
 }

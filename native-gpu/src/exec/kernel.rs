@@ -295,7 +295,7 @@ fn choose(
             let ny = tout.numel;
             let last = sx.last().copied();
             let keep_last_as_one = sx.len() == sy.len()
-                && sx.len() >= 1
+                && !sx.is_empty()
                 && sy[sy.len() - 1] == 1
                 && sx[..sx.len() - 1] == sy[..sy.len() - 1];
             let drop_last = !sx.is_empty() && sx[..sx.len() - 1] == sy[..];
