@@ -233,6 +233,13 @@ impl CudaBackend {
         self.get_attr(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
     }
 
+    /// Makes the device's context current on this thread (result-level calls rely on it).
+    fn bind(&self) -> Result<(), ExecError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("binding the context"))
+    }
+
     fn sync_stream(&self) -> Result<(), ExecError> {
         self.stream.synchronize().map_err(drv("synchronising"))
     }
@@ -414,6 +421,7 @@ impl Backend for CudaBackend {
 
     fn prepare(&mut self, sizes: &[u64]) -> Result<(), ExecError> {
         guarded(|| {
+            self.bind()?;
             let mut todo: Vec<u64> = sizes
                 .iter()
                 .copied()
@@ -455,6 +463,7 @@ impl Backend for CudaBackend {
 
     fn reset_peak(&mut self) -> Result<(), ExecError> {
         guarded(|| {
+            self.bind()?;
             self.sync_stream()?;
             let used = self.used_now()?;
             if used != 0 {
@@ -477,6 +486,7 @@ impl Backend for CudaBackend {
         what: &dyn Fn() -> String,
     ) -> Result<(), ExecError> {
         guarded(|| {
+            self.bind()?;
             if self.slot_mut(slot).is_some() {
                 return Err(ExecError::Internal(format!("{slot:?} allocated twice")));
             }
@@ -507,6 +517,7 @@ impl Backend for CudaBackend {
 
     fn free(&mut self, slot: Slot) -> Result<(), ExecError> {
         guarded(|| {
+            self.bind()?;
             let buf = self
                 .slot_mut(slot)
                 .take()
@@ -520,6 +531,7 @@ impl Backend for CudaBackend {
 
     fn upload(&mut self, slot: Slot, data: &[u8]) -> Result<(), ExecError> {
         guarded(|| {
+            self.bind()?;
             let buf = self.slot_mut(slot).as_ref().ok_or_else(|| {
                 ExecError::Internal(format!("{slot:?} written but not allocated"))
             })?;
@@ -541,15 +553,22 @@ impl Backend for CudaBackend {
     }
 
     fn launch(&mut self, kernel: &Kernel) -> Result<(), ExecError> {
-        guarded(|| self.launch_unguarded(kernel))
+        guarded(|| {
+            self.bind()?;
+            self.launch_unguarded(kernel)
+        })
     }
 
     fn sync(&mut self) -> Result<(), ExecError> {
-        guarded(|| self.sync_stream())
+        guarded(|| {
+            self.bind()?;
+            self.sync_stream()
+        })
     }
 
     fn peak(&mut self) -> Result<u64, ExecError> {
         guarded(|| {
+            self.bind()?;
             self.sync_stream()?;
             self.get_attr(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_HIGH)
         })
@@ -557,6 +576,7 @@ impl Backend for CudaBackend {
 
     fn download(&mut self, slot: Slot, bytes: u64) -> Result<Vec<u8>, ExecError> {
         guarded(|| {
+            self.bind()?;
             let buf = self
                 .slot_mut(slot)
                 .as_ref()
@@ -581,6 +601,7 @@ impl Backend for CudaBackend {
 
     fn free_all(&mut self) {
         let _ = guarded(|| {
+            let _ = self.bind();
             self.free_all_unguarded();
             Ok(())
         });
