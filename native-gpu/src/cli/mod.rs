@@ -11,6 +11,7 @@ mod demo;
 mod error;
 mod input;
 mod plan;
+mod run;
 mod simulate;
 mod table;
 
@@ -62,10 +63,39 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The seed example (ten parallel paths), planned, with nothing to pass.
+    /// Execute GRAPH with real kernels and allocations: measured vs planned peak.
+    Run {
+        /// Graph JSON file, or `-` for stdin.
+        graph: PathBuf,
+        /// cpu (exact byte counting), cuda (a dedicated CUDA memory pool), or auto (cuda when
+        /// a driver and device are present, else cpu).
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// Planning method for the planned order.
+        #[arg(long, short, default_value = "greedy", conflicts_with = "order")]
+        method: String,
+        /// Run this order instead of planning one: a JSON array of op ids, or a plan.
+        #[arg(long)]
+        order: Option<PathBuf>,
+        /// Also run the program order (the file's order), first.
+        #[arg(long)]
+        compare: bool,
+        /// Time budget for searches, in milliseconds.
+        #[arg(long, default_value_t = 100.0)]
+        budget_ms: f64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
     Demo {
         #[arg(long)]
         json: bool,
+        /// Where to execute: auto (cuda when present, else cpu), cpu or cuda.
+        #[arg(long, default_value = "auto")]
+        device: String,
+        /// Print the seed graph's JSON instead, e.g. to feed `peakorder run`.
+        #[arg(long)]
+        graph: bool,
     },
 }
 
@@ -84,6 +114,27 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             budget_ms,
             json,
         } => compare::run(&graph, budget_ms, json),
-        Command::Demo { json } => demo::run(json),
+        Command::Run {
+            graph,
+            device,
+            method,
+            order,
+            compare,
+            budget_ms,
+            json,
+        } => run::run(run::RunArgs {
+            graph: &graph,
+            device: &device,
+            method: &method,
+            order: order.as_deref(),
+            compare,
+            json,
+            budget_ms,
+        }),
+        Command::Demo {
+            json,
+            device,
+            graph,
+        } => demo::run(json, &device, graph),
     }
 }

@@ -1,0 +1,224 @@
+//! `peakorder run`: execute orders with real kernels and allocations, measured vs planned peak.
+
+use std::path::Path;
+
+use peakorder::units::{format_bytes, format_bytes_signed};
+use peakorder::{Graph, Method, OpIx, PlanOptions};
+use peakorder_gpu::exec::{self, Backend, Device, ExecError, Prepared, RunResult};
+use serde::Serialize;
+
+use super::input::{read_graph, read_order};
+use super::plan::to_json;
+use super::table::{ms, Table};
+use super::{CliError, StdClock};
+
+impl From<ExecError> for CliError {
+    fn from(e: ExecError) -> Self {
+        if e.is_input_error() {
+            CliError::Input(e.to_string())
+        } else {
+            CliError::Other(e.to_string())
+        }
+    }
+}
+
+/// `--device`: a device, or `auto` (CUDA when a driver and device are present, else the CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    Auto,
+    Only(Device),
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = CliError;
+    fn from_str(s: &str) -> Result<Self, CliError> {
+        if s == "auto" {
+            return Ok(DeviceChoice::Auto);
+        }
+        s.parse::<Device>().map(DeviceChoice::Only).map_err(|_| {
+            CliError::Input(format!("unknown device {s:?}; expected cpu, cuda or auto"))
+        })
+    }
+}
+
+/// One run in `--json` (DESIGN.md §5).
+#[derive(Serialize, Clone, Debug)]
+pub struct RunRow {
+    pub order: String,
+    pub planned_peak_bytes: u64,
+    pub measured_peak_bytes: u64,
+    pub inputs_bytes: u64,
+    pub elapsed_ms: f64,
+}
+
+/// The whole `--json` output (DESIGN.md §5).
+#[derive(Serialize, Clone, Debug)]
+pub struct Execution {
+    pub device: String,
+    pub runs: Vec<RunRow>,
+    /// The backend's own description, for text reports.
+    #[serde(skip)]
+    pub describe: String,
+    #[serde(skip)]
+    pub results: Vec<RunResult>,
+}
+
+impl Execution {
+    /// True when every run measured the plan, up to the allocator's rounding.
+    pub fn all_match(&self) -> bool {
+        self.results.iter().all(RunResult::matches_plan)
+    }
+}
+
+/// Opens the chosen device; `auto` falls back to the CPU when CUDA is missing or fails to open.
+pub fn open_device(choice: DeviceChoice) -> Result<(Device, Box<dyn Backend>), CliError> {
+    match choice {
+        DeviceChoice::Only(d) => Ok((d, exec::open(d)?)),
+        DeviceChoice::Auto => {
+            if exec::cuda_available() {
+                match exec::open(Device::Cuda) {
+                    Ok(b) => return Ok((Device::Cuda, b)),
+                    Err(e) => eprintln!("peakorder: CUDA is present but could not be used ({e}); running on the CPU"),
+                }
+            }
+            Ok((Device::Cpu, exec::open(Device::Cpu)?))
+        }
+    }
+}
+
+/// Runs each (label, order) on `backend`.
+pub fn execute_all(
+    g: &Graph,
+    prepared: &Prepared,
+    device: Device,
+    backend: &mut dyn Backend,
+    orders: &[(String, Vec<OpIx>)],
+) -> Result<Execution, CliError> {
+    let mut runs = Vec::new();
+    let mut results = Vec::new();
+    for (label, order) in orders {
+        let r = exec::execute(g, prepared, order, backend)?;
+        runs.push(RunRow {
+            order: label.clone(),
+            planned_peak_bytes: r.planned_peak_bytes,
+            measured_peak_bytes: r.measured_peak_bytes,
+            inputs_bytes: r.inputs_bytes,
+            elapsed_ms: r.elapsed_ms,
+        });
+        results.push(r);
+    }
+    Ok(Execution {
+        device: device.name().to_string(),
+        runs,
+        describe: backend.describe(),
+        results,
+    })
+}
+
+fn with_above(peak: u64, inputs: u64) -> String {
+    format!(
+        "{} ({})",
+        format_bytes(peak),
+        format_bytes_signed(peak as i128 - inputs as i128)
+    )
+}
+
+/// The text report of an execution.
+pub fn render(ex: &Execution) -> String {
+    let mut t = Table::new(&[
+        ("order", false),
+        ("planned peak (above inputs)", true),
+        ("measured peak (above inputs)", true),
+        ("difference", true),
+        ("time", true),
+    ]);
+    for (row, r) in ex.runs.iter().zip(&ex.results) {
+        t.row(vec![
+            row.order.clone(),
+            with_above(r.planned_peak_bytes, r.inputs_bytes),
+            with_above(r.measured_peak_bytes, r.inputs_bytes),
+            format_bytes_signed(r.measured_peak_bytes as i128 - r.planned_peak_bytes as i128),
+            ms(r.elapsed_ms),
+        ]);
+    }
+    let mut s = format!("{:<10}{}\n\n{}\n", "device", ex.describe, t.render());
+    let exact = ex
+        .results
+        .iter()
+        .all(|r| r.measured_peak_bytes == r.planned_peak_bytes);
+    if exact {
+        s.push_str("measured = planned, to the byte, in every run\n");
+    } else {
+        for (row, r) in ex.runs.iter().zip(&ex.results) {
+            s.push_str(&format!(
+                "{}: the allocator's rounding allows up to +{} ({} bytes) over the plan: {}\n",
+                row.order,
+                format_bytes(r.rounding_allowance_bytes()),
+                r.rounding_allowance_bytes(),
+                if r.matches_plan() {
+                    "within it"
+                } else {
+                    "OUTSIDE it"
+                }
+            ));
+        }
+    }
+    if ex.results.len() > 1 {
+        let first = ex.results[0].outputs_checksum;
+        let same = ex.results.iter().all(|r| r.outputs_checksum == first);
+        s.push_str(&format!(
+            "outputs identical in every order: {} (checksum {first:016x})\n",
+            if same { "yes" } else { "NO" }
+        ));
+    }
+    s
+}
+
+pub struct RunArgs<'a> {
+    pub graph: &'a Path,
+    pub device: &'a str,
+    pub method: &'a str,
+    pub order: Option<&'a Path>,
+    pub compare: bool,
+    pub json: bool,
+    pub budget_ms: f64,
+}
+
+pub fn run(a: RunArgs) -> Result<(), CliError> {
+    let g = read_graph(a.graph)?;
+    let choice: DeviceChoice = a.device.parse()?;
+    let mut orders: Vec<(String, Vec<OpIx>)> = Vec::new();
+    if a.compare {
+        let program = peakorder::order::program::program_order(&g)
+            .map_err(|e| CliError::Input(format!("the program order cannot run: {e}")))?;
+        orders.push(("program".into(), program));
+    }
+    match a.order {
+        Some(path) => orders.push((path.display().to_string(), read_order(&g, path)?)),
+        None => {
+            let method: Method = a.method.parse()?;
+            let opts = PlanOptions {
+                method,
+                budget_ms: Some(a.budget_ms),
+                ..PlanOptions::default()
+            };
+            let plan = peakorder::plan(&g, &opts, &StdClock::new())?;
+            orders.push(("planned".into(), plan.order_ix));
+        }
+    }
+    // Refuse unfit ops before touching any device.
+    let prepared = exec::prepare(&g)?;
+    let (device, mut backend) = open_device(choice)?;
+    let ex = execute_all(&g, &prepared, device, backend.as_mut(), &orders)?;
+    if a.json {
+        println!("{}", to_json(&ex));
+    } else {
+        print!("{}", render(&ex));
+    }
+    if !ex.all_match() {
+        return Err(CliError::Other(
+            "a measured peak differs from the plan by more than the allocator's rounding".into(),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! The native executor: runs an order of a graph with real kernels and real allocations, and
+//! measures the peak the allocator saw.
+//!
+//! One driver loop ([`execute`]) serves every backend. It follows the core's memory model
+//! (DESIGN.md §1) step by step through the same [`Graph`] accessors the simulator reads
+//! (`input_storages`, `creates`, `workspace`, `reads`, `users`, `pinned`, `size`):
+//! every graph input is allocated and filled first; then, for each op, its new storages and its
+//! workspace are allocated just before it runs, the op runs, its workspace is freed, and every
+//! storage whose last user has run (or that nobody uses) is freed unless it is pinned. A backend
+//! only allocates, frees, copies and launches what the loop tells it to, so its high-water mark is
+//! the simulator's peak, up to the allocator's own rounding ([`Backend::charge`]).
+//!
+//! Views own no memory: a view reads its root's storage from its start, reinterpreted with the
+//! view's own shape (a reshape; strides are not modelled). Ops never write through a view, so
+//! every valid order computes bit-for-bit the same outputs.
+
+pub mod cpu;
+pub mod cuda;
+pub mod data;
+pub mod kernel;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Instant;
+
+use peakorder::error::show_id;
+use peakorder::{Graph, OpIx};
+
+pub use kernel::{prepare, Kernel, Prepared};
+
+/// Where to execute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    /// f32 kernels on the host, with an allocator that counts exact bytes.
+    Cpu,
+    /// CUDA device 0, allocating from a dedicated stream-ordered memory pool.
+    Cuda,
+}
+
+impl Device {
+    pub fn name(self) -> &'static str {
+        match self {
+            Device::Cpu => "cpu",
+            Device::Cuda => "cuda",
+        }
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Device {
+    type Err = ExecError;
+    fn from_str(s: &str) -> Result<Device, ExecError> {
+        match s {
+            "cpu" => Ok(Device::Cpu),
+            "cuda" | "gpu" => Ok(Device::Cuda),
+            _ => Err(ExecError::BadInput(format!(
+                "unknown device {s:?}; expected cpu or cuda"
+            ))),
+        }
+    }
+}
+
+/// Everything that can stop an execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecError {
+    /// The graph or order cannot be executed as given (refused before anything runs).
+    BadInput(String),
+    /// An op's kind does not fit its tensors (refused before anything runs).
+    Unsupported { op: String, reason: String },
+    /// No CUDA driver library, or no CUDA device.
+    NoCuda(String),
+    /// The device ran out of memory; everything allocated was freed.
+    OutOfMemory {
+        what: String,
+        bytes: u64,
+        detail: String,
+    },
+    /// Any other CUDA failure (library, compilation, launch).
+    Cuda(String),
+    /// The backend broke the driver's contract (a bug).
+    Internal(String),
+}
+
+impl ExecError {
+    /// True for errors in the user's input (exit code 2), as opposed to the machine (exit code 1).
+    pub fn is_input_error(&self) -> bool {
+        matches!(self, ExecError::BadInput(_) | ExecError::Unsupported { .. })
+    }
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::BadInput(m) => f.write_str(m),
+            ExecError::Unsupported { op, reason } => {
+                write!(f, "cannot execute op {}: {reason}", show_id(op))
+            }
+            ExecError::NoCuda(m) => f.write_str(m),
+            ExecError::OutOfMemory {
+                what,
+                bytes,
+                detail,
+            } => write!(
+                f,
+                "the device ran out of memory allocating {bytes} bytes for {what} ({detail}); \
+                 everything allocated was freed"
+            ),
+            ExecError::Cuda(m) => write!(f, "CUDA error: {m}"),
+            ExecError::Internal(m) => write!(f, "internal executor error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+impl From<peakorder::Error> for ExecError {
+    fn from(e: peakorder::Error) -> Self {
+        ExecError::BadInput(e.to_string())
+    }
+}
+
+/// A place the driver allocates: a storage (indexed by its root tensor) or the running op's
+/// workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Storage(u32),
+    Workspace,
+}
+
+/// What a backend does for the driver loop. Every method is told exactly which storage to touch;
+/// a backend makes no memory decisions of its own.
+pub trait Backend {
+    /// A line describing the device and its allocator, for reports.
+    fn describe(&self) -> String;
+    /// Called once before a run with every size the run will allocate, so a backend can learn
+    /// its allocator's rounding before measuring.
+    fn prepare(&mut self, sizes: &[u64]) -> Result<(), ExecError>;
+    /// Bytes the allocator really takes for a request of `bytes` (its documented rounding).
+    fn charge(&self, bytes: u64) -> u64;
+    /// Starts a measurement: nothing is allocated; the high-water mark is reset.
+    fn reset_peak(&mut self) -> Result<(), ExecError>;
+    /// Allocates `bytes` for `slot`. `what` names what it is for, e.g. `op "mm1_0"`, for
+    /// error messages.
+    fn alloc(&mut self, slot: Slot, bytes: u64, what: &dyn Fn() -> String)
+        -> Result<(), ExecError>;
+    /// Frees `slot`'s memory.
+    fn free(&mut self, slot: Slot) -> Result<(), ExecError>;
+    /// Writes `data` at the start of storage `slot`.
+    fn upload(&mut self, slot: Slot, data: &[u8]) -> Result<(), ExecError>;
+    /// Runs one op's kernel.
+    fn launch(&mut self, kernel: &Kernel) -> Result<(), ExecError>;
+    /// Waits until everything launched has finished.
+    fn sync(&mut self) -> Result<(), ExecError>;
+    /// The allocator's high-water mark since [`Backend::reset_peak`].
+    fn peak(&mut self) -> Result<u64, ExecError>;
+    /// Reads the first `bytes` bytes of `slot`.
+    fn download(&mut self, slot: Slot, bytes: u64) -> Result<Vec<u8>, ExecError>;
+    /// Frees everything still allocated (graph outputs, pinned inputs, or all of it after an
+    /// error). Must be safe to call more than once.
+    fn free_all(&mut self);
+}
+
+/// What one execution measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// The simulator's peak for this order (DESIGN.md §1).
+    pub planned_peak_bytes: u64,
+    /// The allocator's high-water mark.
+    pub measured_peak_bytes: u64,
+    /// The peak in the allocator's units: the same walk with every allocation rounded as the
+    /// allocator rounds it. Equals `planned_peak_bytes` on the CPU.
+    pub charged_peak_bytes: u64,
+    pub inputs_bytes: u64,
+    /// Wall time from the first input allocation to the last op finishing.
+    pub elapsed_ms: f64,
+    /// FNV-1a 64 of every graph output's bytes, in the graph's output order.
+    pub outputs_checksum: u64,
+}
+
+impl RunResult {
+    /// Bytes the allocator's rounding may add to the planned peak.
+    pub fn rounding_allowance_bytes(&self) -> u64 {
+        self.charged_peak_bytes
+            .saturating_sub(self.planned_peak_bytes)
+    }
+    /// True when the measurement agrees with the plan up to the allocator's rounding.
+    pub fn matches_plan(&self) -> bool {
+        self.measured_peak_bytes >= self.planned_peak_bytes
+            && self.measured_peak_bytes <= self.charged_peak_bytes
+    }
+}
+
+/// Runs `order` on `backend`. `prepared` comes from [`prepare`] on the same graph; the order is
+/// checked first. On any error everything allocated is freed before returning.
+pub fn execute<B: Backend + ?Sized>(
+    g: &Graph,
+    prepared: &Prepared,
+    order: &[OpIx],
+    backend: &mut B,
+) -> Result<RunResult, ExecError> {
+    g.check_order(order)?;
+    let planned = peakorder::simulate::peak_of(g, order);
+    let result = drive(g, prepared, order, backend, planned);
+    backend.free_all();
+    result
+}
+
+fn drive<B: Backend + ?Sized>(
+    g: &Graph,
+    prepared: &Prepared,
+    order: &[OpIx],
+    backend: &mut B,
+    planned: u64,
+) -> Result<RunResult, ExecError> {
+    let mut sizes: Vec<u64> = (0..g.num_tensors() as u32).map(|s| g.size(s)).collect();
+    sizes.extend((0..g.num_ops() as u32).map(|v| g.workspace(v)));
+    sizes.retain(|&b| b > 0);
+    sizes.sort_unstable();
+    sizes.dedup();
+    backend.prepare(&sizes)?;
+    backend.reset_peak()?;
+
+    // The same walk in the allocator's units, to know what rounding the measurement may show.
+    let mut charged: u64 = 0;
+    let mut charged_peak: u64 = 0;
+    let start = Instant::now();
+    for s in g.input_storages() {
+        let bytes = g.size(s);
+        let id = &g.tensors()[s as usize].id;
+        let what = || format!("graph input {}", show_id(id));
+        backend.alloc(Slot::Storage(s), bytes, &what)?;
+        backend.upload(Slot::Storage(s), &data::input_bytes(id, bytes))?;
+        charged += backend.charge(bytes);
+    }
+    charged_peak = charged_peak.max(charged);
+
+    let mut remaining: Vec<u32> = (0..g.num_tensors() as u32)
+        .map(|s| g.users(s).len() as u32)
+        .collect();
+    for &v in order {
+        let op = &g.ops()[v as usize].id;
+        let what = || format!("op {}", show_id(op));
+        for &s in g.creates(v) {
+            backend.alloc(Slot::Storage(s), g.size(s), &what)?;
+            charged += backend.charge(g.size(s));
+        }
+        let ws = g.workspace(v);
+        if ws > 0 {
+            backend.alloc(Slot::Workspace, ws, &what)?;
+            charged += backend.charge(ws);
+        }
+        charged_peak = charged_peak.max(charged);
+        backend.launch(&prepared.kernels[v as usize])?;
+        if ws > 0 {
+            backend.free(Slot::Workspace)?;
+            charged -= backend.charge(ws);
+        }
+        for &s in g.reads(v) {
+            let r = &mut remaining[s as usize];
+            *r -= 1;
+            if *r == 0 && !g.pinned(s) {
+                backend.free(Slot::Storage(s))?;
+                charged -= backend.charge(g.size(s));
+            }
+        }
+        for &s in g.creates(v) {
+            if g.users(s).is_empty() && !g.pinned(s) {
+                backend.free(Slot::Storage(s))?;
+                charged -= backend.charge(g.size(s));
+            }
+        }
+    }
+    backend.sync()?;
+    let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let measured = backend.peak()?;
+
+    let mut hash = data::Fnv::new();
+    for &t in g.outputs() {
+        let (root, bytes) = prepared.extent(t);
+        hash.write(&backend.download(Slot::Storage(root), bytes)?);
+    }
+    Ok(RunResult {
+        planned_peak_bytes: planned,
+        measured_peak_bytes: measured,
+        charged_peak_bytes: charged_peak,
+        inputs_bytes: g.inputs_bytes(),
+        elapsed_ms,
+        outputs_checksum: hash.finish(),
+    })
+}
+
+/// Opens a backend for `device`.
+pub fn open(device: Device) -> Result<Box<dyn Backend>, ExecError> {
+    match device {
+        Device::Cpu => Ok(Box::new(cpu::CpuBackend::new())),
+        Device::Cuda => Ok(Box::new(cuda::CudaBackend::open()?)),
+    }
+}
+
+/// True when a CUDA driver library can be loaded and reports at least one device.
+pub fn cuda_available() -> bool {
+    cuda::probe().is_ok()
+}
