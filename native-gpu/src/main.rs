@@ -9,6 +9,13 @@ use clap::Parser;
 mod cli;
 
 fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader goes away (`peakorder ... | head`)
+    // instead of panicking on a failed write to stdout.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
