@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod import;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();

@@ -9,6 +9,7 @@ mod clock;
 mod compare;
 mod demo;
 mod error;
+mod import;
 mod input;
 mod plan;
 mod simulate;
@@ -62,10 +63,30 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Import a model from another format as graph JSON.
+    Import {
+        #[command(subcommand)]
+        format: ImportFormat,
+    },
     /// The seed example (ten parallel paths), planned, with nothing to pass.
     Demo {
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ImportFormat {
+    /// An ONNX model (.onnx): sizes from its shapes; initializers become pinned graph inputs.
+    Onnx {
+        /// The ONNX model file.
+        model: PathBuf,
+        /// Where to write the graph JSON (default: stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// A value for a symbolic dimension, e.g. `--assume-dim batch=8` (repeatable).
+        #[arg(long = "assume-dim", value_name = "NAME=VALUE", value_parser = import::parse_assume_dim)]
+        assume_dim: Vec<(String, u64)>,
     },
 }
 
@@ -84,6 +105,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             budget_ms,
             json,
         } => compare::run(&graph, budget_ms, json),
+        Command::Import {
+            format:
+                ImportFormat::Onnx {
+                    model,
+                    output,
+                    assume_dim,
+                },
+        } => import::run_onnx(&model, output.as_ref(), &assume_dim),
         Command::Demo { json } => demo::run(json),
     }
 }
