@@ -349,6 +349,12 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, String> {
     let mut symbolic: BTreeSet<String> = BTreeSet::new();
     let mut unknown = 0usize;
     let mut used_assumptions: BTreeSet<&str> = BTreeSet::new();
+    let mut unsized_unused = 0usize;
+    let consumed: HashSet<&str> = ops
+        .iter()
+        .flat_map(|o| o.inputs.iter().map(|s| s.as_str()))
+        .chain(graph.output.iter().filter_map(|v| v.name.as_deref()))
+        .collect();
     for &name in &names {
         let whose = match producer.get(name) {
             Some(&i) => format!(" (output of node {})", show(&ops[i].id)),
@@ -360,6 +366,18 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, String> {
             ..TensorSpec::default()
         };
         match info.get(name) {
+            None | Some(Info::Tensor { dims: None, .. })
+                if producer.contains_key(name) && !consumed.contains(name) =>
+            {
+                // An optional output nobody reads (Dropout's mask in inference graphs): runtimes
+                // skip it and shape inference often leaves it untyped. Counting it as 0 bytes keeps
+                // such models importable; the note says so.
+                spec.bytes = Some(0);
+                spec.meta = Some(obj(json!({
+                    "note": "unused output without a shape in the model; counted as 0 bytes"
+                })));
+                unsized_unused += 1;
+            }
             None | Some(Info::Tensor { dims: None, .. }) => {
                 unknown += 1;
                 first_problem.get_or_insert_with(|| {
@@ -367,10 +385,12 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, String> {
                 });
                 continue;
             }
-            Some(Info::NotTensor(what)) => return Err(format!(
+            Some(Info::NotTensor(what)) => {
+                return Err(format!(
                 "tensor {}{whose} is {what}, not a tensor; its size cannot be known from the model",
                 show(name)
-            )),
+            ))
+            }
             Some(Info::Bytes(b)) => {
                 spec.bytes = Some(*b);
                 spec.meta = Some(obj(json!({"onnx": "sparse initializer"})));
@@ -513,6 +533,9 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, String> {
             .map(|&k| (k.to_string(), Value::from(opts.assume_dims[k])))
             .collect();
         meta.insert("assumed_dims".into(), Value::Object(a));
+    }
+    if unsized_unused > 0 {
+        meta.insert("unsized_unused_outputs".into(), Value::from(unsized_unused));
     }
     let n_init = is_initializer.len();
     meta.insert("initializers".into(), Value::from(n_init));
@@ -771,6 +794,21 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("onnx.shape_inference.infer_shapes"), "{e}");
+    }
+
+    #[test]
+    fn unused_output_without_shape_counts_zero() {
+        let mut g = mlp(Ok(8));
+        g.node[1].output.push("mask".into());
+        let (spec, gr) = import_ok(&model(g), &Options::default());
+        let t = spec.tensors.iter().find(|t| t.id == "mask").unwrap();
+        assert_eq!(t.bytes, Some(0));
+        assert!(t.meta.as_ref().unwrap()["note"]
+            .as_str()
+            .unwrap()
+            .contains("0 bytes"));
+        assert_eq!(spec.meta.unwrap()["unsized_unused_outputs"], 1);
+        assert_eq!(gr.tensors().len(), 7);
     }
 
     #[test]
