@@ -119,7 +119,16 @@ def report_html(graph: GraphLike, method: Optional[str] = None) -> str:
         if method is not None:
             args += ["--method", str(method)]
         with _GraphFile(graph) as path:
-            _run(args + [path, "-o", out])
+            try:
+                _run(args + [path, "-o", out])
+            except PeakorderError:
+                if not has_subcommand("report"):
+                    raise PeakorderError(
+                        f"{find_binary()} has no `report` subcommand; build a newer peakorder "
+                        "(`cargo build --release` in the repository)",
+                        2,
+                    ) from None
+                raise
         return Path(out).read_text(encoding="utf-8")
     finally:
         os.unlink(out)

@@ -21,6 +21,12 @@ def _binary() -> Path:
     )
 
 
+def has_report() -> bool:
+    """Whether the built binary has the `report` subcommand (DESIGN.md §5, another issue's work)."""
+    r = subprocess.run([str(_binary()), "report", "--help"], capture_output=True)
+    return r.returncode == 0
+
+
 @pytest.fixture(scope="session", autouse=True)
 def peakorder_bin():
     b = str(_binary())
