@@ -9,6 +9,7 @@ mod clock;
 mod compare;
 mod demo;
 mod error;
+mod import;
 mod input;
 mod plan;
 mod run;
@@ -86,6 +87,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Import a model from another format as graph JSON.
+    Import {
+        #[command(subcommand)]
+        format: ImportFormat,
+    },
     /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
     Demo {
         #[arg(long)]
@@ -96,6 +102,21 @@ enum Command {
         /// Print the seed graph's JSON instead, e.g. to feed `peakorder run`.
         #[arg(long)]
         graph: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ImportFormat {
+    /// An ONNX model (.onnx): sizes from its shapes; initializers become pinned graph inputs.
+    Onnx {
+        /// The ONNX model file.
+        model: PathBuf,
+        /// Where to write the graph JSON (default: stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// A value for a symbolic dimension, e.g. `--assume-dim batch=8` (repeatable).
+        #[arg(long = "assume-dim", value_name = "NAME=VALUE", value_parser = import::parse_assume_dim)]
+        assume_dim: Vec<(String, u64)>,
     },
 }
 
@@ -136,5 +157,13 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             device,
             graph,
         } => demo::run(json, &device, graph),
+        Command::Import {
+            format:
+                ImportFormat::Onnx {
+                    model,
+                    output,
+                    assume_dim,
+                },
+        } => import::run_onnx(&model, output.as_ref(), &assume_dim),
     }
 }

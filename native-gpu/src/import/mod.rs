@@ -1,0 +1,5 @@
+//! Importers: real models as graph JSON (DESIGN.md §2). Each reads a file format and returns a
+//! `GraphSpec` that the core validates; no planning happens here.
+
+pub mod onnx;
+mod onnx_proto;
