@@ -9,6 +9,7 @@ mod clock;
 mod compare;
 mod demo;
 mod error;
+mod fuse;
 mod input;
 mod plan;
 mod simulate;
@@ -62,6 +63,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Fuse GRAPH into as few kernels as possible without raising the planned peak, next to
+    /// the Thunder-style baseline that fuses without regard to memory.
+    Fuse {
+        /// Graph JSON file, or `-` for stdin.
+        graph: PathBuf,
+        /// Highest planned peak allowed for the fused graph, in bytes (default: the best peak
+        /// found for the unfused graph).
+        #[arg(long)]
+        peak_limit: Option<u64>,
+        /// Time budget for the whole search, in milliseconds.
+        #[arg(long, default_value_t = 2000.0)]
+        budget_ms: f64,
+        #[arg(long)]
+        json: bool,
+    },
     /// The seed example (ten parallel paths), planned, with nothing to pass.
     Demo {
         #[arg(long)]
@@ -84,6 +100,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             budget_ms,
             json,
         } => compare::run(&graph, budget_ms, json),
+        Command::Fuse {
+            graph,
+            peak_limit,
+            budget_ms,
+            json,
+        } => fuse::run(&graph, peak_limit, budget_ms, json),
         Command::Demo { json } => demo::run(json),
     }
 }
