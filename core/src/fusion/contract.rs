@@ -259,25 +259,9 @@ pub fn contract(g: &Graph, regions: &[Vec<OpIx>]) -> Result<Contracted, Error> {
         }
     }
 
-    let tensor_specs: Vec<TensorSpec> = tensors
-        .iter()
-        .zip(&kept)
-        .filter(|(_, &k)| k)
-        .map(|(t, _)| {
-            let (shape, dtype) = match (&t.shape, t.dtype) {
-                (Some(s), Some(d)) => (Some(s.clone()), Some(d.name().to_string())),
-                _ => (None, None),
-            };
-            TensorSpec {
-                id: t.id.clone(),
-                bytes: (t.alias_of.is_none() && shape.is_none()).then_some(t.bytes),
-                shape,
-                dtype,
-                alias_of: t.alias_of.map(|a| tensors[a as usize].id.clone()),
-                donated: t.donated.then_some(true),
-                meta: t.meta.clone(),
-            }
-        })
+    let tensor_specs: Vec<TensorSpec> = (0..tensors.len() as TensorIx)
+        .filter(|&t| kept[t as usize])
+        .map(|t| tensor_spec(g, t))
         .collect();
 
     let tid = |t: TensorIx| tensors[t as usize].id.clone();
@@ -285,17 +269,7 @@ pub fn contract(g: &Graph, regions: &[Vec<OpIx>]) -> Result<Contracted, Error> {
     for &b in &order {
         let members = &block_members[b as usize];
         if members.len() == 1 {
-            let op = &g.ops()[members[0] as usize];
-            op_specs.push(OpSpec {
-                id: op.id.clone(),
-                kind: Some(op.kind.clone()),
-                inputs: op.inputs.iter().map(|&t| tid(t)).collect(),
-                outputs: op.outputs.iter().map(|&t| tid(t)).collect(),
-                workspace: (op.workspace > 0).then_some(op.workspace),
-                fusible: op.fusible.clone(),
-                attrs: op.attrs.clone(),
-                meta: op.meta.clone(),
-            });
+            op_specs.push(op_spec(g, members[0]));
             continue;
         }
         let mut inputs: Vec<TensorIx> = Vec::new();
@@ -379,4 +353,57 @@ pub fn contract(g: &Graph, regions: &[Vec<OpIx>]) -> Result<Contracted, Error> {
         op_of,
         members,
     })
+}
+
+/// A tensor as it would be written in a file.
+pub fn tensor_spec(g: &Graph, t: TensorIx) -> TensorSpec {
+    let tensors = g.tensors();
+    let x = &tensors[t as usize];
+    let (shape, dtype) = match (&x.shape, x.dtype) {
+        (Some(s), Some(d)) => (Some(s.clone()), Some(d.name().to_string())),
+        _ => (None, None),
+    };
+    TensorSpec {
+        id: x.id.clone(),
+        bytes: (x.alias_of.is_none() && shape.is_none()).then_some(x.bytes),
+        shape,
+        dtype,
+        alias_of: x.alias_of.map(|a| tensors[a as usize].id.clone()),
+        donated: x.donated.then_some(true),
+        meta: x.meta.clone(),
+    }
+}
+
+/// An op as it would be written in a file.
+pub fn op_spec(g: &Graph, v: OpIx) -> OpSpec {
+    let tid = |t: &TensorIx| g.tensors()[*t as usize].id.clone();
+    let op = &g.ops()[v as usize];
+    OpSpec {
+        id: op.id.clone(),
+        kind: Some(op.kind.clone()),
+        inputs: op.inputs.iter().map(tid).collect(),
+        outputs: op.outputs.iter().map(tid).collect(),
+        workspace: (op.workspace > 0).then_some(op.workspace),
+        fusible: op.fusible.clone(),
+        attrs: op.attrs.clone(),
+        meta: op.meta.clone(),
+    }
+}
+
+/// A validated graph written back as a file would hold it (e.g. a fused graph, to save or to
+/// read again); reading it back gives the same graph.
+pub fn graph_spec(g: &Graph) -> GraphSpec {
+    GraphSpec {
+        format: Some(FORMAT.into()),
+        tensors: (0..g.num_tensors() as TensorIx)
+            .map(|t| tensor_spec(g, t))
+            .collect(),
+        ops: (0..g.num_ops() as OpIx).map(|v| op_spec(g, v)).collect(),
+        outputs: g
+            .outputs()
+            .iter()
+            .map(|&t| g.tensors()[t as usize].id.clone())
+            .collect(),
+        meta: g.meta().cloned(),
+    }
 }
