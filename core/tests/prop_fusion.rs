@@ -70,8 +70,8 @@ fn exact_plan(g: &Graph) -> (Vec<OpIx>, u64) {
             continue;
         }
         let live = live_after(g, s);
-        for v in 0..n {
-            if s >> v & 1 == 1 || pred_mask[v] & !s != 0 {
+        for (v, &preds) in pred_mask.iter().enumerate() {
+            if s >> v & 1 == 1 || preds & !s != 0 {
                 continue;
             }
             let during = live + g.alloc(v as OpIx) + g.workspace(v as OpIx);
@@ -262,8 +262,11 @@ fn all_fusions(g: &Graph) -> Vec<(usize, u64)> {
 /// The fused graph re-validates from its own JSON, its order re-simulates to the reported peak,
 /// and its regions are what the ops say they are.
 fn check_side(g: &Graph, side: &FusedGraph) {
-    let json = graph_spec(&side.graph).to_json();
+    let json = side.to_spec().to_json();
     let again = Graph::from_json(&json).expect("fused graph re-validates");
+    // Written in the planned order, the file's own order is the plan.
+    let program: Vec<OpIx> = (0..again.num_ops() as OpIx).collect();
+    assert_eq!(again.op_ids(&program), side.order);
     let order = again.order_from_ids(&side.order).expect("order is valid");
     let sim = simulate(&again, &order).unwrap();
     assert_eq!(sim.peak_bytes, side.peak_after_bytes, "re-simulated peak");

@@ -106,6 +106,22 @@ pub struct FusedGraph {
     pub regions_ix: Vec<Vec<OpIx>>,
 }
 
+impl FusedGraph {
+    /// The fused graph as a file would hold it, its ops listed in the planned order (so its
+    /// program order is the plan).
+    pub fn to_spec(&self) -> crate::format::GraphSpec {
+        let mut spec = crate::fusion::contract::graph_spec(&self.graph);
+        let ops = std::mem::take(&mut spec.ops);
+        let mut slots: Vec<Option<crate::format::OpSpec>> = ops.into_iter().map(Some).collect();
+        spec.ops = self
+            .order_ix
+            .iter()
+            .filter_map(|&v| slots[v as usize].take())
+            .collect();
+        spec
+    }
+}
+
 /// The result of [`fuse`]: the memory-aware fusion and the Thunder-style baseline.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fusion {
@@ -203,6 +219,9 @@ pub fn fuse_with(
         baseline,
     })
 }
+
+/// The fusible ops of one tag and every set partition of them (restricted growth strings).
+type Choices = (Vec<OpIx>, Vec<Vec<u8>>);
 
 /// A fused graph with its plan.
 struct Evaluated {
@@ -307,7 +326,7 @@ impl Search<'_, '_> {
 
     /// Every region choice as (group, restricted growth strings of its set partitions), when
     /// their number is small enough to try them all.
-    fn exact_choices(&self) -> Option<Vec<(Vec<OpIx>, Vec<Vec<u8>>)>> {
+    fn exact_choices(&self) -> Option<Vec<Choices>> {
         let groups = self.tag_groups();
         let mut count: u64 = 1;
         for m in &groups {
@@ -337,7 +356,7 @@ impl Search<'_, '_> {
     /// the search finished before the budget ran out.
     fn exhaust(
         &mut self,
-        choices: &[(Vec<OpIx>, Vec<Vec<u8>>)],
+        choices: &[Choices],
         incumbent: &Candidate,
         limit: u64,
     ) -> Result<(Option<Candidate>, bool), Error> {
@@ -369,7 +388,7 @@ impl Search<'_, '_> {
                 break;
             }
         }
-        all.sort_by(|a, b| b.0.cmp(&a.0));
+        all.sort_by_key(|a| std::cmp::Reverse(a.0));
         let floor = if incumbent.evaluated.peak <= limit {
             merges(&incumbent.regions)
         } else {

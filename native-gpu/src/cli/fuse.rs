@@ -15,6 +15,7 @@ pub fn run(
     path: &Path,
     peak_limit: Option<u64>,
     budget_ms: f64,
+    output: Option<&Path>,
     json: bool,
 ) -> Result<(), CliError> {
     let g = read_graph(path)?;
@@ -29,6 +30,11 @@ pub fn run(
         e @ peakorder::Error::PeakLimit { .. } => CliError::Other(e.to_string()),
         e => CliError::Input(format!("{}: {e}", path.display())),
     })?;
+    if let Some(out) = output {
+        let text = f.fused.to_spec().to_json();
+        std::fs::write(out, text + "\n")
+            .map_err(|e| CliError::Other(format!("cannot write {}: {e}", out.display())))?;
+    }
     if json {
         println!("{}", to_json(&f));
     } else {

@@ -75,6 +75,9 @@ enum Command {
         /// Time budget for the whole search, in milliseconds.
         #[arg(long, default_value_t = 2000.0)]
         budget_ms: f64,
+        /// Also write the fused graph (memory-aware) to this JSON file.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -104,8 +107,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             graph,
             peak_limit,
             budget_ms,
+            output,
             json,
-        } => fuse::run(&graph, peak_limit, budget_ms, json),
+        } => fuse::run(&graph, peak_limit, budget_ms, output.as_deref(), json),
         Command::Demo { json } => demo::run(json),
     }
 }
