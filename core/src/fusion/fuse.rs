@@ -220,6 +220,9 @@ pub fn fuse_with(
     })
 }
 
+/// Two ops whose blocks a merge would join.
+type Pair = (OpIx, OpIx);
+
 /// The fusible ops of one tag and every set partition of them (restricted growth strings).
 type Choices = (Vec<OpIx>, Vec<Vec<u8>>);
 
@@ -438,43 +441,36 @@ impl Search<'_, '_> {
             members[b as usize] = r.clone();
         }
         let mut current = start;
-        let tag = |v: OpIx| g.ops()[v as usize].fusible.as_deref();
         loop {
             let mut changed = false;
-            let candidates = self.candidates(&block_of, &members);
-            for (u, v) in candidates {
+            let (vertical, horizontal) = self.candidates(&block_of, &members);
+            // Producer-consumer merges mostly succeed: try them in batches, halving a batch that
+            // fails, so a long fusible chain costs a few plans instead of one per op. An explicit
+            // stack keeps this iterative.
+            let mut stack = vec![(0, vertical.len())];
+            while let Some((lo, hi)) = stack.pop() {
+                if lo >= hi {
+                    continue;
+                }
                 if self.exhausted() {
                     return Ok(current);
                 }
-                let (a, b) = (block_of[u as usize], block_of[v as usize]);
-                if a == b || tag(u) != tag(v) {
-                    continue;
-                }
-                let mut merged = members[a as usize].clone();
-                merged.extend_from_slice(&members[b as usize]);
-                merged.sort_unstable();
-                let mut regions: Vec<Vec<OpIx>> = members
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, m)| m.len() > 1 && *i != a as usize && *i != b as usize)
-                    .map(|(_, m)| m.clone())
-                    .collect();
-                regions.push(merged.clone());
-                let Some(ev) = self.evaluate(&regions)? else {
-                    continue;
-                };
-                if ev.peak <= limit.max(current.evaluated.peak) {
-                    for &x in &members[b as usize] {
-                        block_of[x as usize] = a;
-                    }
-                    members[b as usize].clear();
-                    members[a as usize] = merged;
-                    current = Candidate {
-                        regions,
-                        evaluated: ev,
-                    };
+                let state = (&mut block_of, &mut members, &mut current);
+                if self.try_merge(state, &vertical[lo..hi], limit)? {
                     changed = true;
+                } else if hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    stack.push((mid, hi));
+                    stack.push((lo, mid));
                 }
+            }
+            // Horizontal merges mostly raise the peak: one pair at a time.
+            for pair in horizontal {
+                if self.exhausted() {
+                    return Ok(current);
+                }
+                let state = (&mut block_of, &mut members, &mut current);
+                changed |= self.try_merge(state, &[pair], limit)?;
             }
             if !changed {
                 return Ok(current);
@@ -482,9 +478,62 @@ impl Search<'_, '_> {
         }
     }
 
-    /// Merge candidates as pairs of member ops: producer-consumer pairs of blocks first (in the
-    /// unfused plan's order), then each block with the next blocks of its tag in that order.
-    fn candidates(&self, block_of: &[u32], members: &[Vec<OpIx>]) -> Vec<(OpIx, OpIx)> {
+    /// Merges the blocks of each pair of ops, plans the result and keeps it when its peak is
+    /// within `limit` (or, while the current choice is above the limit, no higher than it).
+    fn try_merge(
+        &mut self,
+        (block_of, members, current): (&mut Vec<u32>, &mut Vec<Vec<OpIx>>, &mut Candidate),
+        pairs: &[(OpIx, OpIx)],
+        limit: u64,
+    ) -> Result<bool, Error> {
+        let g = self.g;
+        let tag = |v: OpIx| g.ops()[v as usize].fusible.as_deref();
+        let mut new_block_of = block_of.clone();
+        let mut new_members = members.clone();
+        let mut touched: Vec<u32> = Vec::new();
+        for &(u, v) in pairs {
+            let (a, b) = (new_block_of[u as usize], new_block_of[v as usize]);
+            if a == b || tag(u).is_none() || tag(u) != tag(v) {
+                continue;
+            }
+            let moved = std::mem::take(&mut new_members[b as usize]);
+            for &x in &moved {
+                new_block_of[x as usize] = a;
+            }
+            new_members[a as usize].extend(moved);
+            touched.push(a);
+        }
+        if touched.is_empty() {
+            return Ok(false);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for &a in &touched {
+            new_members[a as usize].sort_unstable();
+        }
+        let regions: Vec<Vec<OpIx>> = new_members
+            .iter()
+            .filter(|m| m.len() > 1)
+            .cloned()
+            .collect();
+        let Some(ev) = self.evaluate(&regions)? else {
+            return Ok(false);
+        };
+        if ev.peak > limit.max(current.evaluated.peak) {
+            return Ok(false);
+        }
+        *block_of = new_block_of;
+        *members = new_members;
+        *current = Candidate {
+            regions,
+            evaluated: ev,
+        };
+        Ok(true)
+    }
+
+    /// Merge candidates as pairs of member ops: producer-consumer pairs of blocks (in the unfused
+    /// plan's order), and each block with the next blocks of its tag in that order.
+    fn candidates(&self, block_of: &[u32], members: &[Vec<OpIx>]) -> (Vec<Pair>, Vec<Pair>) {
         let g = self.g;
         let tag = |v: OpIx| g.ops()[v as usize].fusible.as_deref();
         let block_pos = |b: u32| {
@@ -506,7 +555,8 @@ impl Search<'_, '_> {
             }
         }
         vertical.sort_unstable();
-        let mut out: Vec<(OpIx, OpIx)> = vertical.into_iter().map(|(_, p, v)| (p, v)).collect();
+        let vertical: Vec<Pair> = vertical.into_iter().map(|(_, p, v)| (p, v)).collect();
+        let mut horizontal: Vec<Pair> = Vec::new();
         let mut by_tag: BTreeMap<&str, Vec<(u64, u32)>> = BTreeMap::new();
         for (b, m) in members.iter().enumerate() {
             if let Some(&first) = m.first() {
@@ -524,12 +574,12 @@ impl Search<'_, '_> {
                 for j in i + 1..blocks.len().min(i + 1 + HORIZONTAL_WINDOW) {
                     let (a, b) = (blocks[i].1, blocks[j].1);
                     if seen.insert((a.min(b), a.max(b))) {
-                        out.push((members[a as usize][0], members[b as usize][0]));
+                        horizontal.push((members[a as usize][0], members[b as usize][0]));
                     }
                 }
             }
         }
-        out
+        (vertical, horizontal)
     }
 }
 
