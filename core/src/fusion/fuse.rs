@@ -170,9 +170,7 @@ pub fn fuse_with(
         spent_states: 0,
         lowest_peak: u64::MAX,
     };
-    let unfused = search
-        .evaluate(&[])?
-        .ok_or_else(|| Error::RegionCycle { ops: vec![] })?;
+    let unfused = search.evaluate_or_fail(&[])?;
     let mut best = Candidate {
         regions: Vec::new(),
         evaluated: unfused,
@@ -199,9 +197,7 @@ pub fn fuse_with(
     let fused = summary(g, best, peak_before, limit);
 
     let baseline_regions = thunder_regions(g);
-    let evaluated = search
-        .evaluate(&baseline_regions)?
-        .ok_or_else(|| Error::RegionCycle { ops: vec![] })?;
+    let evaluated = search.evaluate_or_fail(&baseline_regions)?;
     let baseline = summary(
         g,
         Candidate {
@@ -292,13 +288,18 @@ impl Search<'_, '_> {
     }
 
     /// Contracts `regions` and plans the result; `None` when the contraction is impossible (a
-    /// cycle, or a name clash).
+    /// cycle, or a name clash), which rules the choice out.
     fn evaluate(&mut self, regions: &[Vec<OpIx>]) -> Result<Option<Evaluated>, Error> {
-        let contracted = match contract(self.g, regions) {
-            Ok(c) => c,
-            Err(Error::RegionCycle { .. } | Error::BadRegion { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
+        match self.evaluate_or_fail(regions) {
+            Ok(ev) => Ok(Some(ev)),
+            Err(Error::RegionCycle { .. } | Error::BadRegion { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`Search::evaluate`] for a choice that must be possible: every error is returned.
+    fn evaluate_or_fail(&mut self, regions: &[Vec<OpIx>]) -> Result<Evaluated, Error> {
+        let contracted = contract(self.g, regions)?;
         self.evaluations += 1;
         self.spent_states = self
             .spent_states
@@ -309,11 +310,11 @@ impl Search<'_, '_> {
         ];
         let (order, peak) = (self.planner)(&contracted.graph, &hints)?;
         self.lowest_peak = self.lowest_peak.min(peak);
-        Ok(Some(Evaluated {
+        Ok(Evaluated {
             contracted,
             order,
             peak,
-        }))
+        })
     }
 
     /// Fusible ops grouped by tag, groups of two or more, in tag order.
