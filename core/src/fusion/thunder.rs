@@ -197,3 +197,67 @@ fn merge_makes_cycle(
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(ops: &[(&str, &[&str], &str, Option<&str>)]) -> Graph {
+        let mut tensors: Vec<String> = Vec::new();
+        let mut op_json = Vec::new();
+        for (id, inputs, output, tag) in ops {
+            for t in inputs.iter().chain(std::iter::once(output)) {
+                if !tensors.contains(&t.to_string()) {
+                    tensors.push(t.to_string());
+                }
+            }
+            let tag = tag.map_or(String::new(), |t| format!(r#", "fusible": "{t}""#));
+            op_json.push(format!(
+                r#"{{"id": "{id}", "inputs": {inputs:?}, "outputs": ["{output}"]{tag}}}"#
+            ));
+        }
+        let tensors: Vec<String> = tensors
+            .iter()
+            .map(|t| format!(r#"{{"id": "{t}", "bytes": 8}}"#))
+            .collect();
+        let text = format!(
+            r#"{{"tensors": [{}], "ops": [{}], "outputs": []}}"#,
+            tensors.join(","),
+            op_json.join(",")
+        );
+        Graph::from_json(&text).unwrap()
+    }
+
+    #[test]
+    fn merges_ops_that_become_ready_while_the_group_grows() {
+        // a -> b is a fusible chain, c is independent: one group of all three.
+        let g = graph(&[
+            ("a", &["x"], "ya", Some("f")),
+            ("b", &["ya"], "yb", Some("f")),
+            ("c", &["x"], "yc", Some("f")),
+        ]);
+        assert_eq!(thunder_regions(&g), vec![vec![0, 1, 2]]);
+    }
+
+    #[test]
+    fn refuses_a_vertical_merge_that_would_loop() {
+        // a -> m -> c and a -> c, m not fusible: a and c cannot share a region.
+        let g = graph(&[
+            ("a", &["x"], "ya", Some("f")),
+            ("m", &["ya"], "ym", None),
+            ("c", &["ya", "ym"], "yc", Some("f")),
+        ]);
+        assert!(thunder_regions(&g).is_empty());
+    }
+
+    #[test]
+    fn tags_do_not_mix() {
+        let g = graph(&[
+            ("a", &["x"], "ya", Some("f")),
+            ("b", &["x"], "yb", Some("g")),
+            ("c", &["x"], "yc", Some("f")),
+            ("d", &["yb"], "yd", Some("g")),
+        ]);
+        assert_eq!(thunder_regions(&g), vec![vec![0, 2], vec![1, 3]]);
+    }
+}
