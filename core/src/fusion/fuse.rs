@@ -39,8 +39,12 @@ pub const EXACT_MAX_CHOICES: u64 = 5_000;
 /// Blocks ahead (in the unfused plan's order) that each block tries a horizontal merge with.
 const HORIZONTAL_WINDOW: usize = 32;
 
-/// The part of a fusion search's time one planner call may take, at most.
+/// The part of a fusion search's time one planner call may take, at most: the search plans
+/// hundreds of fused graphs, so no single plan may use the whole budget.
 const PLAN_CALL_MS: f64 = 50.0;
+
+/// The most search states one planner call may expand (bounds a search when there is no clock).
+const PLAN_CALL_STATES: u64 = 1_000_000;
 
 /// An order of `g` and its peak, from the planner or from the hints, whichever peaks lower.
 pub type Planned = (Vec<OpIx>, u64);
@@ -57,7 +61,7 @@ pub fn best_plan(g: &Graph, budget: &Budget, hints: &[Vec<OpIx>]) -> Result<Plan
                 .deadline_ms
                 .map_or(PLAN_CALL_MS, |d| (d - now).clamp(0.0, PLAN_CALL_MS)),
         ),
-        max_states: budget.max_states,
+        max_states: budget.max_states.min(PLAN_CALL_STATES),
     };
     let p = plan(g, &opts, budget.clock)?;
     let mut best = (p.order_ix, p.peak_bytes);
