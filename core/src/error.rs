@@ -77,6 +77,14 @@ pub enum Error {
     NotApplicable { method: String, reason: String },
     /// The graph is too large for this implementation (more than u32::MAX ops or tensors).
     TooLarge { what: String },
+    /// A fusion region that cannot be formed (empty, overlapping, mixed `fusible` tags...);
+    /// `region` is its name (member ids joined with `+`).
+    BadRegion { region: String, reason: String },
+    /// Fusing these regions would make the ops depend on each other in a loop; `ops` lists one
+    /// cycle of the fused graph's ops.
+    RegionCycle { ops: Vec<String> },
+    /// No fusion found keeps the planned peak within the limit; `best` is the lowest peak found.
+    PeakLimit { limit: u64, best: u64 },
 }
 
 impl Error {
@@ -101,6 +109,9 @@ impl Error {
             Error::UnknownMethod { .. } => "unknown_method",
             Error::NotApplicable { .. } => "not_applicable",
             Error::TooLarge { .. } => "too_large",
+            Error::BadRegion { .. } => "bad_region",
+            Error::RegionCycle { .. } => "region_cycle",
+            Error::PeakLimit { .. } => "peak_limit",
         }
     }
 }
@@ -209,6 +220,20 @@ impl fmt::Display for Error {
                 write!(f, "method {method} does not apply: {reason}")
             }
             Error::TooLarge { what } => write!(f, "graph too large: {what}"),
+            Error::BadRegion { region, reason } => {
+                write!(f, "fusion region {}: {reason}", show_id(region))
+            }
+            Error::RegionCycle { ops } => write!(
+                f,
+                "fusing these regions would form a cycle: {}",
+                show_ids(ops)
+            ),
+            Error::PeakLimit { limit, best } => write!(
+                f,
+                "no fusion found keeps the peak within {limit} bytes ({}); the lowest peak found is {best} bytes ({})",
+                crate::units::format_bytes(*limit),
+                crate::units::format_bytes(*best)
+            ),
         }
     }
 }

@@ -10,6 +10,7 @@ mod compare;
 mod demo;
 mod error;
 mod import;
+mod fuse;
 mod input;
 mod plan;
 mod run;
@@ -92,6 +93,24 @@ enum Command {
         #[command(subcommand)]
         format: ImportFormat,
     },
+    /// Fuse GRAPH into as few kernels as possible without raising the planned peak, next to
+    /// the Thunder-style baseline that fuses without regard to memory.
+    Fuse {
+        /// Graph JSON file, or `-` for stdin.
+        graph: PathBuf,
+        /// Highest planned peak allowed for the fused graph, in bytes (default: the best peak
+        /// found for the unfused graph).
+        #[arg(long)]
+        peak_limit: Option<u64>,
+        /// Time budget for the whole search, in milliseconds.
+        #[arg(long, default_value_t = 2000.0)]
+        budget_ms: f64,
+        /// Also write the fused graph (memory-aware) to this JSON file.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
     Demo {
         #[arg(long)]
@@ -165,5 +184,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                     assume_dim,
                 },
         } => import::run_onnx(&model, output.as_ref(), &assume_dim),
+        Command::Fuse {
+            graph,
+            peak_limit,
+            budget_ms,
+            output,
+            json,
+        } => fuse::run(&graph, peak_limit, budget_ms, output.as_deref(), json),
     }
 }

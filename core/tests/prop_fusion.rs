@@ -1,0 +1,659 @@
+//! Fusion against brute force: on tiny random graphs every region choice is enumerated and every
+//! fused graph is planned exactly (dynamic programming over the sets of ops already run, i.e.
+//! over all topological orders), and `fuse` must need no more kernels than the best choice that
+//! respects the same limit. Every fused graph must re-validate from its own JSON and its plan must
+//! re-simulate to the reported peak. The fixtures in `tests/cases/fusion-*.json` carry their
+//! expected results in `meta.expect`.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use peakorder::examples::{seed_graph, SeedOptions, SeedOrder};
+use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+use peakorder::fusion::{
+    best_plan, contract, fuse, fuse_with, graph_spec, thunder_regions, FusedGraph, Fusion,
+};
+use peakorder::{peak_of, simulate, Budget, Error, Graph, NoClock, OpIx};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn budget() -> Budget<'static> {
+    Budget {
+        clock: &NoClock,
+        deadline_ms: None,
+        max_states: 1_000_000_000,
+    }
+}
+
+// ---------- exact planning by brute force ----------
+
+/// Bytes live after exactly the ops in `done` have run (independent of their order).
+fn live_after(g: &Graph, done: u64) -> u64 {
+    let ran = |v: OpIx| done >> v & 1 == 1;
+    let mut live = 0;
+    for s in 0..g.num_tensors() as u32 {
+        let t = &g.tensors()[s as usize];
+        if t.alias_of.is_some() {
+            continue;
+        }
+        let made = t.producer.map_or(true, ran);
+        if !made {
+            continue;
+        }
+        let users = g.users(s);
+        let freed = !g.pinned(s)
+            && if users.is_empty() {
+                t.producer.is_some()
+            } else {
+                users.iter().all(|&u| ran(u))
+            };
+        if !freed {
+            live += g.size(s);
+        }
+    }
+    live
+}
+
+/// The lowest peak over all orders, with an order reaching it (DP over sets of ops run).
+fn exact_plan(g: &Graph) -> (Vec<OpIx>, u64) {
+    let n = g.num_ops();
+    assert!(n <= 16, "exact_plan is for tiny graphs");
+    let pred_mask: Vec<u64> = (0..n as OpIx)
+        .map(|v| g.preds(v).iter().fold(0u64, |m, &p| m | 1 << p))
+        .collect();
+    let full = (1u64 << n) - 1;
+    let mut best = vec![u64::MAX; 1 << n];
+    let mut last = vec![u8::MAX; 1 << n];
+    best[0] = g.inputs_bytes();
+    for s in 0..=full {
+        if best[s as usize] == u64::MAX {
+            continue;
+        }
+        let live = live_after(g, s);
+        for (v, &preds) in pred_mask.iter().enumerate() {
+            if s >> v & 1 == 1 || preds & !s != 0 {
+                continue;
+            }
+            let during = live + g.alloc(v as OpIx) + g.workspace(v as OpIx);
+            let cost = best[s as usize].max(during);
+            let t = (s | 1 << v) as usize;
+            if cost < best[t] {
+                best[t] = cost;
+                last[t] = v as u8;
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut s = full;
+    while s != 0 {
+        let v = last[s as usize];
+        order.push(v as OpIx);
+        s &= !(1 << v);
+    }
+    order.reverse();
+    let peak = best[full as usize];
+    assert_eq!(peak_of(g, &order), peak, "DP order must reach the DP peak");
+    (order, peak)
+}
+
+/// The lowest peak by enumerating every topological order (to check `exact_plan`).
+fn min_over_orders(g: &Graph) -> u64 {
+    let n = g.num_ops();
+    let mut best = u64::MAX;
+    let mut order: Vec<OpIx> = Vec::new();
+    let mut used = vec![false; n];
+    // Explicit stack of "next candidate to try at this depth".
+    let mut next = vec![0usize];
+    while let Some(&start) = next.last() {
+        if order.len() == n {
+            best = best.min(peak_of(g, &order));
+            next.pop();
+            if let Some(v) = order.pop() {
+                used[v as usize] = false;
+            }
+            continue;
+        }
+        let cand =
+            (start..n).find(|&v| !used[v] && g.preds(v as OpIx).iter().all(|&p| used[p as usize]));
+        match cand {
+            Some(v) => {
+                *next.last_mut().unwrap() = v + 1;
+                used[v] = true;
+                order.push(v as OpIx);
+                next.push(0);
+            }
+            None => {
+                next.pop();
+                if let Some(v) = order.pop() {
+                    used[v as usize] = false;
+                }
+            }
+        }
+    }
+    best
+}
+
+// ---------- random tiny graphs ----------
+
+const SIZES: [u64; 6] = [0, 1, 2, 3, 4, 8];
+
+/// A random DAG of `n_ops` ops built from `r` (consumed cyclically): 1-2 inputs, ops with 0-2
+/// inputs and 1-2 outputs (sometimes views), tags "a"/"b" or none, some workspace.
+fn random_graph(n_ops: usize, r: &[u32], views: bool) -> GraphSpec {
+    let mut i = 0usize;
+    let mut next = |k: u32| {
+        let x = r[i % r.len()] % k;
+        i += 1;
+        x
+    };
+    let mut tensors: Vec<TensorSpec> = Vec::new();
+    let mut available: Vec<String> = Vec::new();
+    for k in 0..1 + next(2) {
+        let id = format!("in{k}");
+        tensors.push(TensorSpec {
+            id: id.clone(),
+            bytes: Some(SIZES[next(6) as usize]),
+            donated: (next(3) == 0).then_some(true),
+            ..Default::default()
+        });
+        available.push(id);
+    }
+    let mut ops = Vec::new();
+    let mut produced = Vec::new();
+    for v in 0..n_ops {
+        let inputs: Vec<String> = (0..next(3))
+            .map(|_| available[next(available.len() as u32) as usize].clone())
+            .collect();
+        let mut outputs = Vec::new();
+        for k in 0..1 + next(2) {
+            let id = format!("t{v}_{k}");
+            let view = views && next(5) == 0;
+            tensors.push(if view {
+                TensorSpec {
+                    id: id.clone(),
+                    alias_of: Some(available[next(available.len() as u32) as usize].clone()),
+                    ..Default::default()
+                }
+            } else {
+                TensorSpec {
+                    id: id.clone(),
+                    bytes: Some(SIZES[next(6) as usize]),
+                    ..Default::default()
+                }
+            });
+            outputs.push(id.clone());
+            produced.push(id);
+        }
+        available.extend(outputs.iter().cloned());
+        ops.push(OpSpec {
+            id: format!("o{v}"),
+            inputs,
+            outputs,
+            workspace: Some([0, 0, 0, 1, 3][next(5) as usize]),
+            fusible: [None, Some("a"), Some("a"), Some("b"), None][next(5) as usize]
+                .map(String::from),
+            ..Default::default()
+        });
+    }
+    let mut outputs: Vec<String> = produced.iter().filter(|_| next(4) == 0).cloned().collect();
+    if outputs.is_empty() {
+        outputs.push(produced.last().unwrap().clone());
+    }
+    GraphSpec {
+        format: None,
+        tensors,
+        ops,
+        outputs,
+        meta: None,
+    }
+}
+
+/// Every set partition of `0..n` as restricted growth strings.
+fn partitions(n: usize) -> Vec<Vec<usize>> {
+    let mut out = vec![vec![]];
+    for _ in 0..n {
+        out = out
+            .into_iter()
+            .flat_map(|s: Vec<usize>| {
+                let top = s.iter().max().map_or(0, |&x| x + 1);
+                (0..=top).map(move |b| {
+                    let mut t = s.clone();
+                    t.push(b);
+                    t
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Every valid region choice of `g` (same tag within a region, no cycle) with its fused graph's
+/// exact peak, as (ops after fusion, peak).
+fn all_fusions(g: &Graph) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    'choice: for p in partitions(g.num_ops()) {
+        let blocks = p.iter().max().map_or(0, |&x| x + 1);
+        let mut regions: Vec<Vec<OpIx>> = vec![Vec::new(); blocks];
+        for (v, &b) in p.iter().enumerate() {
+            regions[b].push(v as OpIx);
+        }
+        for r in &regions {
+            if r.len() > 1 {
+                let tag = &g.ops()[r[0] as usize].fusible;
+                if tag.is_none() || r.iter().any(|&v| &g.ops()[v as usize].fusible != tag) {
+                    continue 'choice;
+                }
+            }
+        }
+        match contract(g, &regions) {
+            Ok(c) => {
+                assert_eq!(c.graph.num_ops(), blocks);
+                out.push((blocks, exact_plan(&c.graph).1));
+            }
+            Err(Error::RegionCycle { .. }) => {}
+            Err(e) => panic!("contract refused a same-tag choice: {e}"),
+        }
+    }
+    out
+}
+
+// ---------- checks every fusion result must pass ----------
+
+/// The fused graph re-validates from its own JSON, its order re-simulates to the reported peak,
+/// and its regions are what the ops say they are.
+fn check_side(g: &Graph, side: &FusedGraph) {
+    let json = side.to_spec().to_json();
+    let again = Graph::from_json(&json).expect("fused graph re-validates");
+    // Written in the planned order, the file's own order is the plan.
+    let program: Vec<OpIx> = (0..again.num_ops() as OpIx).collect();
+    assert_eq!(again.op_ids(&program), side.order);
+    let order = again.order_from_ids(&side.order).expect("order is valid");
+    let sim = simulate(&again, &order).unwrap();
+    assert_eq!(sim.peak_bytes, side.peak_after_bytes, "re-simulated peak");
+    assert_eq!(side.ops_after, again.num_ops());
+    assert_eq!(side.within_limit, side.peak_after_bytes <= side.limit_bytes);
+    let merged: usize = side.regions.iter().map(|r| r.len() - 1).sum();
+    assert_eq!(side.ops_after + merged, g.num_ops());
+    let mut seen = HashSet::new();
+    for (r, ids) in side.regions_ix.iter().zip(&side.regions) {
+        assert!(r.len() > 1);
+        assert_eq!(&g.op_ids(r), ids);
+        let tag = g.ops()[r[0] as usize].fusible.clone();
+        assert!(tag.is_some());
+        for &v in r {
+            assert!(seen.insert(v), "op in two regions");
+            assert_eq!(g.ops()[v as usize].fusible, tag);
+        }
+        assert!(
+            again.op_ix(&ids.join("+")).is_some(),
+            "region op is named by its members"
+        );
+    }
+    check_regions_structure(g, &again, &side.regions_ix);
+}
+
+/// Without views, a region's inputs are what its members read from outside and its outputs what
+/// they make that is read outside or is a graph output; its workspace is its members' largest.
+fn check_regions_structure(g: &Graph, fused: &Graph, regions: &[Vec<OpIx>]) {
+    if g.tensors().iter().any(|t| t.alias_of.is_some()) {
+        return;
+    }
+    let is_output: HashSet<u32> = g.outputs().iter().copied().collect();
+    for r in regions {
+        let inside: HashSet<OpIx> = r.iter().copied().collect();
+        let made: HashSet<u32> = r
+            .iter()
+            .flat_map(|&v| g.ops()[v as usize].outputs.iter().copied())
+            .collect();
+        let mut want_in: Vec<String> = Vec::new();
+        let mut want_out: Vec<String> = Vec::new();
+        for &v in r {
+            for &t in &g.ops()[v as usize].inputs {
+                let id = g.tensors()[t as usize].id.clone();
+                if !made.contains(&t) && !want_in.contains(&id) {
+                    want_in.push(id);
+                }
+            }
+            for &t in &g.ops()[v as usize].outputs {
+                let read_outside = (0..g.num_ops() as OpIx)
+                    .any(|w| !inside.contains(&w) && g.ops()[w as usize].inputs.contains(&t));
+                if read_outside || is_output.contains(&t) {
+                    want_out.push(g.tensors()[t as usize].id.clone());
+                }
+            }
+        }
+        let name: Vec<&str> = r.iter().map(|&v| g.ops()[v as usize].id.as_str()).collect();
+        let f = fused.op_ix(&name.join("+")).unwrap();
+        let op = &fused.ops()[f as usize];
+        let ids = |ts: &[u32]| -> Vec<String> {
+            ts.iter()
+                .map(|&t| fused.tensors()[t as usize].id.clone())
+                .collect()
+        };
+        let (mut a, mut b) = (ids(&op.inputs), want_in);
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "inputs of region {}", op.id);
+        let (mut a, mut b) = (ids(&op.outputs), want_out);
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "outputs of region {}", op.id);
+        let ws = r.iter().map(|&v| g.workspace(v)).max().unwrap_or(0);
+        assert_eq!(op.workspace, ws);
+        // Tensors made and used only inside are gone.
+        for &t in &made {
+            let id = &g.tensors()[t as usize].id;
+            assert_eq!(
+                fused.tensor_ix(id).is_some(),
+                op.outputs
+                    .iter()
+                    .any(|&o| &fused.tensors()[o as usize].id == id)
+            );
+        }
+    }
+}
+
+fn check_fusion(g: &Graph, f: &Fusion) {
+    assert!(
+        f.fused.peak_after_bytes <= f.fused.limit_bytes,
+        "peak within limit"
+    );
+    assert!(f.fused.within_limit);
+    check_side(g, &f.fused);
+    check_side(g, &f.baseline);
+    let mut b = f.baseline.regions_ix.clone();
+    b.sort();
+    assert_eq!(b, thunder_regions(g));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// With an exact planner, `fuse` needs no more kernels than any region choice whose exact
+    /// peak respects the same limit, and fails only when no choice does.
+    #[test]
+    fn fuse_is_minimal_against_exhaustive_search(
+        n in 1usize..=6,
+        r in proptest::collection::vec(any::<u32>(), 80),
+        views in any::<bool>(),
+        slack in -4i64..=4,
+        default_limit in any::<bool>(),
+    ) {
+        let g = Graph::from_spec(random_graph(n, &r, views)).unwrap();
+        let (_, optimum) = exact_plan(&g);
+        let limit = if default_limit { optimum } else { (optimum as i64 + slack).max(0) as u64 };
+        let all = all_fusions(&g);
+        let best_ops = all.iter().filter(|&&(_, p)| p <= limit).map(|&(k, _)| k).min();
+        let mut exact = |fg: &Graph, _: &[Vec<OpIx>]| Ok(exact_plan(fg));
+        let result = fuse_with(&g, (!default_limit).then_some(limit), &budget(), &mut exact);
+        match (best_ops, result) {
+            (Some(k), Ok(f)) => {
+                prop_assert_eq!(f.fused.limit_bytes, limit);
+                prop_assert_eq!(f.fused.peak_before_bytes, optimum);
+                prop_assert!(f.exhaustive);
+                prop_assert_eq!(f.fused.ops_after, k, "fuse is not minimal");
+                check_fusion(&g, &f);
+            }
+            (None, Err(Error::PeakLimit { limit: l, best })) => {
+                prop_assert_eq!(l, limit);
+                let lowest = all.iter().map(|&(_, p)| p).min().unwrap();
+                prop_assert_eq!(best, lowest);
+            }
+            (k, r) => prop_assert!(false, "exhaustive says {:?}, fuse says {:?}", k, r.map(|f| f.fused.ops_after)),
+        }
+    }
+
+    /// `exact_plan` (DP over sets of ops run) agrees with enumerating every order.
+    #[test]
+    fn exact_plan_is_exact(
+        n in 1usize..=6,
+        r in proptest::collection::vec(any::<u32>(), 80),
+        views in any::<bool>(),
+    ) {
+        let g = Graph::from_spec(random_graph(n, &r, views)).unwrap();
+        prop_assert_eq!(exact_plan(&g).1, min_over_orders(&g));
+    }
+
+    /// With the real planner, on graphs too big to enumerate (the agglomerative search), the
+    /// fused peak stays within the limit, which defaults to `best_plan`'s unfused peak, and every
+    /// result re-validates and re-simulates.
+    #[test]
+    fn fuse_respects_the_limit(
+        n in 1usize..=24,
+        r in proptest::collection::vec(any::<u32>(), 200),
+        views in any::<bool>(),
+    ) {
+        let g = Graph::from_spec(random_graph(n, &r, views)).unwrap();
+        let (_, unfused) = best_plan(&g, &budget(), &[]).unwrap();
+        let f = fuse(&g, None, &budget()).unwrap();
+        prop_assert_eq!(f.fused.limit_bytes, unfused);
+        prop_assert_eq!(f.fused.peak_before_bytes, unfused);
+        check_fusion(&g, &f);
+    }
+}
+
+#[test]
+fn seed_with_three_paths_fuses_one_pair_exactly() {
+    // Small enough to enumerate: 6 fusible relus, Bell(6) = 203 region choices.
+    for order in [SeedOrder::BreadthFirst, SeedOrder::PathByPath] {
+        let g = Graph::from_spec(seed_graph(SeedOptions {
+            paths: 3,
+            order,
+            fusible_tags: true,
+        }))
+        .unwrap();
+        let (_, optimum) = exact_plan(&g);
+        assert_eq!(optimum - g.inputs_bytes(), 3 * 262_144);
+        let all = all_fusions(&g);
+        let best = all
+            .iter()
+            .filter(|&&(_, p)| p <= optimum)
+            .map(|&(k, _)| k)
+            .min();
+        assert_eq!(best, Some(11), "exactly one merge keeps the optimum");
+        let mut exact = |fg: &Graph, _: &[Vec<OpIx>]| Ok(exact_plan(fg));
+        let f = fuse_with(&g, None, &budget(), &mut exact).unwrap();
+        assert!(f.exhaustive);
+        assert_eq!(f.fused.ops_after, 11);
+        check_fusion(&g, &f);
+        // The greedy planner with projected hints finds the same.
+        let f = fuse(&g, None, &budget()).unwrap();
+        assert_eq!((f.fused.ops_after, f.fused.peak_after_bytes), (11, optimum));
+    }
+}
+
+// ---------- fixtures ----------
+
+fn cases_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cases")
+}
+
+fn fusion_cases() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(cases_dir())
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            (name.starts_with("fusion-") && name.ends_with(".json")).then_some(name)
+        })
+        .map(|name| {
+            let text = std::fs::read_to_string(cases_dir().join(&name)).unwrap();
+            (name, text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn check_expect(name: &str, side: &FusedGraph, expect: &Value) {
+    let got = serde_json::to_value(side).unwrap();
+    for (k, want) in expect.as_object().unwrap() {
+        if k == "baseline" {
+            continue;
+        }
+        assert_eq!(got.get(k), Some(want), "{name}: field {k}");
+    }
+}
+
+#[test]
+fn fixtures_meet_their_expectations() {
+    let cases = fusion_cases();
+    assert!(cases.len() >= 4, "fusion fixtures missing");
+    for (name, text) in cases {
+        let g = Graph::from_json(&text).unwrap();
+        let expect = g
+            .meta()
+            .and_then(|m| m.get("expect"))
+            .cloned()
+            .expect("meta.expect");
+        let f = fuse(&g, None, &budget()).unwrap();
+        check_fusion(&g, &f);
+        check_expect(&name, &f.fused, &expect);
+        check_expect(&name, &f.baseline, &expect["baseline"]);
+        // The JSON carries every field DESIGN.md §4 names.
+        let v = serde_json::to_value(&f).unwrap();
+        for k in [
+            "regions",
+            "ops_before",
+            "ops_after",
+            "peak_before_bytes",
+            "peak_after_bytes",
+            "limit_bytes",
+            "order",
+        ] {
+            assert!(v.get(k).is_some(), "{name}: {k}");
+            assert!(v["baseline"].get(k).is_some(), "{name}: baseline.{k}");
+        }
+    }
+}
+
+#[test]
+fn seed_acceptance() {
+    for order in [SeedOrder::BreadthFirst, SeedOrder::PathByPath] {
+        let g = Graph::from_spec(seed_graph(SeedOptions {
+            paths: 10,
+            order,
+            fusible_tags: true,
+        }))
+        .unwrap();
+        let f = fuse(&g, None, &budget()).unwrap();
+        let above = |p: u64| p - g.inputs_bytes();
+        assert_eq!(
+            above(f.fused.peak_before_bytes),
+            786_432,
+            "unfused optimum 0.75 MiB above"
+        );
+        assert_eq!(
+            above(f.fused.peak_after_bytes),
+            786_432,
+            "fuse keeps 0.75 MiB above"
+        );
+        assert!(
+            f.baseline.peak_after_bytes > f.fused.peak_before_bytes,
+            "baseline raises it"
+        );
+        assert_eq!(f.fused.ops_after, 39);
+        assert_eq!(f.baseline.ops_after, 22);
+        check_fusion(&g, &f);
+    }
+}
+
+#[test]
+fn seed_fixtures_are_the_seed_graph() {
+    for (file, order) in [
+        ("fusion-seed-breadth-first.json", SeedOrder::BreadthFirst),
+        ("fusion-seed-path-by-path.json", SeedOrder::PathByPath),
+    ] {
+        let text = std::fs::read_to_string(cases_dir().join(file)).unwrap();
+        let mut from_file = GraphSpec::from_json(&text).unwrap();
+        let mut built = seed_graph(SeedOptions {
+            paths: 10,
+            order,
+            fusible_tags: true,
+        });
+        from_file.meta = None;
+        built.meta = None;
+        assert_eq!(from_file, built, "{file}");
+    }
+}
+
+#[test]
+fn contract_rejects_bad_regions() {
+    let g = Graph::from_spec(seed_graph(SeedOptions::default())).unwrap();
+    let ix = |id: &str| g.op_ix(id).unwrap();
+    // relu1_0 -> mm1_0 -> relu2_0: fusing the relus would loop through the matmul.
+    match contract(&g, &[vec![ix("relu1_0"), ix("relu2_0")]]) {
+        Err(e @ Error::RegionCycle { .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("relu1_0+relu2_0") && msg.contains("mm1_0"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected a cycle, got {other:?}"),
+    }
+    let bad = |regions: &[Vec<OpIx>]| match contract(&g, regions) {
+        Err(e @ Error::BadRegion { .. }) => e.code(),
+        other => panic!("expected bad_region, got {other:?}"),
+    };
+    assert_eq!(bad(&[vec![ix("relu1_0"), ix("mm1_0")]]), "bad_region"); // matmul not fusible
+    assert_eq!(
+        bad(&[
+            vec![ix("relu1_0"), ix("relu1_1")],
+            vec![ix("relu1_1"), ix("relu1_2")]
+        ]),
+        "bad_region"
+    );
+    assert_eq!(bad(&[vec![]]), "bad_region");
+    assert_eq!(bad(&[vec![ix("relu1_0"), ix("relu1_0")]]), "bad_region");
+    assert_eq!(bad(&[vec![9999]]), "bad_region");
+    // Identity: no regions gives the same graph, peak for peak.
+    let c = contract(&g, &[]).unwrap();
+    assert_eq!(c.graph.num_ops(), g.num_ops());
+    let order: Vec<OpIx> = (0..g.num_ops() as OpIx).collect();
+    assert_eq!(peak_of(&c.graph, &order), peak_of(&g, &order));
+}
+
+#[test]
+fn graph_spec_round_trips() {
+    for (_, text) in fusion_cases() {
+        let g = Graph::from_json(&text).unwrap();
+        let again = Graph::from_json(&graph_spec(&g).to_json()).unwrap();
+        assert_eq!(again.tensors(), g.tensors());
+        assert_eq!(again.ops(), g.ops());
+        assert_eq!(again.outputs(), g.outputs());
+    }
+}
+
+#[test]
+fn views_inside_a_region() {
+    // x -> a (relu) -> av (a view of a) -> b (add) ; b is the output. a and av live only inside.
+    let text = r#"{"tensors": [
+        {"id": "x", "bytes": 100}, {"id": "a", "bytes": 100}, {"id": "av", "alias_of": "a"},
+        {"id": "b", "bytes": 100}, {"id": "c", "bytes": 100}],
+      "ops": [
+        {"id": "relu", "inputs": ["x"], "outputs": ["a"], "fusible": "f"},
+        {"id": "view", "inputs": ["a"], "outputs": ["av"], "fusible": "f"},
+        {"id": "add", "inputs": ["av"], "outputs": ["b"], "fusible": "f"},
+        {"id": "use", "inputs": ["av", "b"], "outputs": ["c"]}],
+      "outputs": ["c"]}"#;
+    let g = Graph::from_json(text).unwrap();
+    let ix = |id: &str| g.op_ix(id).unwrap();
+    // `use` reads the view, so the view and the storage it aliases stay.
+    let c = contract(&g, &[vec![ix("relu"), ix("view"), ix("add")]]).unwrap();
+    let f = &c.graph;
+    let r = f.op_ix("relu+view+add").unwrap();
+    let outs: Vec<&str> = f.ops()[r as usize]
+        .outputs
+        .iter()
+        .map(|&t| f.tensors()[t as usize].id.as_str())
+        .collect();
+    assert_eq!(outs, vec!["a", "av", "b"]);
+    // Without `use` reading the view, only b leaves the region.
+    let text2 = text.replace(r#""inputs": ["av", "b"]"#, r#""inputs": ["b"]"#);
+    let g2 = Graph::from_json(&text2).unwrap();
+    let c2 = contract(&g2, &[vec![0, 1, 2]]).unwrap();
+    let f2 = &c2.graph;
+    assert!(f2.tensor_ix("a").is_none() && f2.tensor_ix("av").is_none());
+    let order: Vec<OpIx> = (0..f2.num_ops() as OpIx).collect();
+    assert_eq!(peak_of(f2, &order), 300); // x + b + c at most
+}
