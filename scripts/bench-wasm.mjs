@@ -28,7 +28,7 @@ const reps = Number(opt('--reps', 15));
 const method = opt('--method', 'greedy');
 const maxRatio = opt('--max-ratio', null);
 
-const cli = join(root, 'target', 'release', 'peakorder');
+const cli = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'peakorder');
 if (!existsSync(cli)) {
   console.error(`bench-wasm: ${cli} not found; run cargo build --release -p peakorder-gpu`);
   process.exit(1);

@@ -21,7 +21,8 @@ if [ "$("$bindgen" --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
 fi
 
 cargo build --profile wasm-release --target wasm32-unknown-unknown -p peakorder-wasm
-input=target/wasm32-unknown-unknown/wasm-release/peakorder_wasm.wasm
+target_dir=${CARGO_TARGET_DIR:-target}
+input=$target_dir/wasm32-unknown-unknown/wasm-release/peakorder_wasm.wasm
 
 # wasm-opt: the one pinned in package-lock.json (npm's binaryen) first. Debian's binaryen 108
 # cannot parse what rustc 1.8x+/wasm-bindgen 0.2.1xx emit (table.fill), so a system wasm-opt is
@@ -40,7 +41,7 @@ for target in nodejs web; do
     web) out=pkg/web; type=module ;;
   esac
   wasm=$out/peakorder_bg.wasm
-  stamp=target/wasm-bindgen-$target.stamp
+  stamp=$target_dir/wasm-bindgen-$target.stamp
   if [ -f "$wasm" ] && [ "$wasm" -nt "$input" ] && [ "$stamp" -nt "$input" ]; then
     echo "build-wasm: $out is up to date"
     continue

@@ -54,6 +54,6 @@ console.log("import: seed graph " + p.peak_bytes + " bytes");
 echo "-- node --test"
 node --test tests/js/*.test.mjs
 echo "-- bench (informational; scripts/bench-wasm.mjs)"
-if [ -x target/release/peakorder ]; then
+if [ -x "${CARGO_TARGET_DIR:-target}/release/peakorder" ]; then
   node scripts/bench-wasm.mjs --reps 7 || echo "bench-wasm failed (not a test)"
 fi

@@ -9,7 +9,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Shared fixtures; PEAKORDER_CASES overrides (e.g. to try another checkout's). */
 export const CASES = process.env.PEAKORDER_CASES || join(ROOT, 'tests', 'cases');
 /** The native CLI from the release build that scripts/test.sh makes, if there. */
-export const CLI = join(ROOT, 'target', 'release', 'peakorder');
+export const CLI = join(process.env.CARGO_TARGET_DIR || join(ROOT, 'target'), 'release', 'peakorder');
 export const haveCli = existsSync(CLI);
 
 /** Runs the native CLI and parses its JSON output. */
