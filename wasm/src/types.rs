@@ -144,13 +144,14 @@ export interface Comparison {
 
 /**
  * Stable error codes: the core's (DESIGN.md §2 validation) plus "invalid_argument" (an option or
- * order of the wrong type or shape) and "too_large" (a result byte count at or above 2^53).
+ * order of the wrong type or shape), "too_large" (a result byte count at or above 2^53) and, in
+ * the web build, "not_initialized" (a call before `init`).
  */
 export type ErrorCode =
   | "bad_json" | "bad_format" | "invalid_tensor" | "invalid_op" | "duplicate_id"
   | "unknown_tensor" | "produced_twice" | "cycle" | "alias_cycle" | "size_overflow"
   | "unknown_output" | "unknown_op" | "repeated_op" | "missing_op" | "not_topological"
-  | "unknown_method" | "not_applicable" | "too_large" | "invalid_argument"
+  | "unknown_method" | "not_applicable" | "too_large" | "invalid_argument" | "not_initialized"
   | (string & {});
 
 /** What every function throws on bad input. `instanceof Error` holds. */
