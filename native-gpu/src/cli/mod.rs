@@ -11,6 +11,7 @@ mod demo;
 mod error;
 mod input;
 mod plan;
+mod report;
 mod simulate;
 mod table;
 
@@ -62,6 +63,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write one self-contained HTML page (the web view, scripts and wasm inlined) for GRAPH:
+    /// it works offline from disk and inside notebooks (docs/web.md).
+    Report {
+        /// Graph JSON file, or `-` for stdin.
+        graph: PathBuf,
+        /// Planning method (default: as `peakorder plan`).
+        #[arg(long, short)]
+        method: Option<String>,
+        /// Time budget for searches, in milliseconds.
+        #[arg(long, default_value_t = 100.0)]
+        budget_ms: f64,
+        /// The HTML file to write.
+        #[arg(long, short)]
+        output: PathBuf,
+    },
     /// The seed example (ten parallel paths), planned, with nothing to pass.
     Demo {
         #[arg(long)]
@@ -84,6 +100,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             budget_ms,
             json,
         } => compare::run(&graph, budget_ms, json),
+        Command::Report {
+            graph,
+            method,
+            budget_ms,
+            output,
+        } => report::run(&graph, method.as_deref(), budget_ms, &output),
         Command::Demo { json } => demo::run(json),
     }
 }
