@@ -1,0 +1,12 @@
+// peakorder for Node (ES modules): the same synchronous build as node.cjs.
+import wasm from '../pkg/node/peakorder.js';
+
+export const { validate, plan, simulate, compare, version } = wasm;
+// export const fuse = wasm.fuse;  (when the core's fusion lands)
+
+/** Nothing to load in Node; kept so browser code (`await init()`) runs unchanged. */
+export default function init() {
+  return Promise.resolve();
+}
+export function initSync() {}
+export { init };

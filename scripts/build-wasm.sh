@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the npm package's WebAssembly (docs/wasm.md): the `peakorder-wasm` crate in the
+# `wasm-release` profile, then the pinned wasm-bindgen CLI (scripts/setup.d/20-wasm.sh) makes
+#   pkg/node/  CommonJS for Node (loads the .wasm synchronously)
+#   pkg/web/   an ES module for browsers and bundlers (`await init()` first)
+# and wasm-opt (Debian's binaryen), when present, shrinks each .wasm. Skips the bindgen and
+# wasm-opt steps when their outputs are newer than cargo's .wasm, so calling it twice is cheap.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+want=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
+bindgen=.tools/bin/wasm-bindgen
+if [ "$("$bindgen" --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
+  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$want" ]; then
+    bindgen=wasm-bindgen
+  else
+    echo "build-wasm: wasm-bindgen $want not found; run scripts/setup.d/20-wasm.sh" >&2
+    exit 1
+  fi
+fi
+
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p peakorder-wasm
+input=target/wasm32-unknown-unknown/wasm-release/peakorder_wasm.wasm
+
+# The features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept them.
+opt_features=(--enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int
+  --enable-bulk-memory --enable-reference-types --enable-multivalue)
+
+for target in nodejs web; do
+  case $target in
+    nodejs) out=pkg/node; type=commonjs ;;
+    web) out=pkg/web; type=module ;;
+  esac
+  wasm=$out/peakorder_bg.wasm
+  if [ -f "$wasm" ] && [ "$wasm" -nt "$input" ] && [ "$out/.built" -nt "$input" ]; then
+    echo "build-wasm: $out is up to date"
+    continue
+  fi
+  rm -rf "$out"
+  "$bindgen" --target "$target" --out-dir "$out" --out-name peakorder "$input"
+  if command -v wasm-opt >/dev/null 2>&1; then
+    wasm-opt -Os "${opt_features[@]}" "$wasm" -o "$wasm.opt"
+    mv "$wasm.opt" "$wasm"
+  else
+    echo "build-wasm: wasm-opt not found; $wasm is not size-optimised"
+  fi
+  # The package root has no "type"; say which module system each folder's .js files use, so
+  # Node, bundlers and the tests read them right whatever the importer is.
+  printf '{"type": "%s"}\n' "$type" > "$out/package.json"
+  touch "$out/.built"
+  raw=$(wc -c < "$wasm")
+  gz=$(gzip -9 -c "$wasm" | wc -c)
+  echo "build-wasm: $wasm: $raw bytes, $gz gzipped"
+done

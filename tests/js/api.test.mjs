@@ -1,0 +1,225 @@
+// The JS API of the package, through its own exports map (`import ... from 'peakorder'`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import * as po from 'peakorder';
+import init from 'peakorder';
+import { seedGraph, chainGraph, cyclicGraph, randomGraph } from './graphs.mjs';
+import { assertThrowsCode, haveCli, cliJson } from './helpers.mjs';
+
+const MiB = 1 << 20;
+
+test('the seed graph plans to 3.5 MiB, from 5.5 MiB in program order', () => {
+  const p = po.plan(seedGraph());
+  assert.equal(p.peak_bytes, 3670016);
+  assert.equal(p.peak_bytes, 3.5 * MiB);
+  assert.equal(p.inputs_bytes, 2.75 * MiB);
+  assert.equal(p.program_order_peak_bytes, 5.5 * MiB);
+  assert.equal(p.lower_bound_bytes, 3.5 * MiB);
+  assert.equal(p.optimal, true);
+  assert.equal(p.method, 'greedy');
+  assert.equal(p.order.length, 40);
+  assert.equal(typeof p.elapsed_ms, 'number');
+  assert.ok(p.elapsed_ms >= 0);
+  // Exactly the DESIGN.md §3 fields, as a plain object.
+  assert.equal(Object.getPrototypeOf(p), Object.prototype);
+  assert.deepEqual(Object.keys(p).sort(), [
+    'elapsed_ms', 'inputs_bytes', 'lower_bound_bytes', 'method', 'optimal', 'order', 'peak_bytes',
+    'program_order_peak_bytes',
+  ]);
+  assert.ok(Array.isArray(p.order));
+});
+
+test('a graph as JSON text plans the same as the object', () => {
+  const g = seedGraph();
+  const a = po.plan(g);
+  const b = po.plan(JSON.stringify(g));
+  assert.deepEqual(b.order, a.order);
+  assert.equal(b.peak_bytes, a.peak_bytes);
+});
+
+test('init() resolves in Node and the functions work before and after it', async () => {
+  assert.equal(po.validate(seedGraph()).ops, 40);
+  await init();
+  await po.init();
+  po.initSync();
+  assert.equal(po.validate(seedGraph()).ops, 40);
+});
+
+test('a cycle throws Error with code "cycle" naming the ops, and the next call still works', () => {
+  const e = assertThrowsCode(() => po.plan(cyclicGraph()), 'cycle');
+  assert.match(e.message, /"f"/);
+  assert.match(e.message, /"g"/);
+  assert.deepEqual([...e.ops].sort(), ['f', 'g']);
+  for (let i = 0; i < 3; i++) {
+    assertThrowsCode(() => po.validate(cyclicGraph()), 'cycle');
+    assert.equal(po.plan(seedGraph()).peak_bytes, 3670016);
+  }
+});
+
+test('errors name the op and tensor, with fields', () => {
+  const g = { tensors: [{ id: 'x', bytes: 1 }], ops: [{ id: 'a', inputs: ['nope'], outputs: ['x'] }] };
+  const e = assertThrowsCode(() => po.plan(g), 'unknown_tensor', '"nope"');
+  assert.equal(e.op, 'a');
+  assert.equal(e.tensor, 'nope');
+  assertThrowsCode(() => po.plan('{"tensors": ['), 'bad_json');
+  assertThrowsCode(() => po.plan({ tensors: [], ops: [], oops: 1 }), 'bad_json', 'oops');
+  assertThrowsCode(() => po.plan({ format: 'peakorder/9', tensors: [], ops: [] }), 'bad_format');
+  assertThrowsCode(() => po.plan(undefined), 'bad_json');
+  assertThrowsCode(() => po.plan(null), 'bad_json');
+  assertThrowsCode(() => po.plan(42), 'bad_json');
+});
+
+test('validate summarises a valid graph', () => {
+  const s = po.validate(seedGraph());
+  assert.deepEqual(s, {
+    format: 'peakorder/1',
+    ops: 40,
+    tensors: 51,
+    inputs: 11,
+    outputs: 1,
+    inputs_bytes: 2.75 * MiB,
+    lower_bound_bytes: 3.5 * MiB,
+    program_order_peak_bytes: 5.5 * MiB,
+    in_forest: true,
+  });
+  assert.equal(po.validate(randomGraph(50, 3)).ops, 50);
+  assert.equal(po.validate(cyclicGraphFixedByOrder()).program_order_peak_bytes, null);
+});
+
+/** Valid, but its file order is not topological (the consumer is listed first). */
+function cyclicGraphFixedByOrder() {
+  return {
+    tensors: [{ id: 'x', bytes: 4 }, { id: 'y', bytes: 4 }],
+    ops: [
+      { id: 'g', inputs: ['x'], outputs: ['y'] },
+      { id: 'f', outputs: ['x'] },
+    ],
+  };
+}
+
+test('plan options: method, budget, max_states; bad options are refused', () => {
+  const g = seedGraph();
+  const p = po.plan(g, { method: 'program' });
+  assert.equal(p.method, 'program');
+  assert.equal(p.peak_bytes, 5.5 * MiB);
+  assert.equal(po.plan(g, { budget_ms: 5, max_states: 10 }).peak_bytes, 3.5 * MiB);
+  assert.equal(po.plan(g, null).peak_bytes, 3.5 * MiB);
+  assert.equal(po.plan(g, {}).peak_bytes, 3.5 * MiB);
+  assertThrowsCode(() => po.plan(g, { method: 'magic' }), 'unknown_method', 'magic');
+  assertThrowsCode(() => po.plan(g, { methd: 'greedy' }), 'invalid_argument', 'methd');
+  assertThrowsCode(() => po.plan(g, { budget_ms: -1 }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { budget_ms: NaN }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { budget_ms: 'soon' }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { max_states: -3 }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { max_states: 1.5 }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, 'greedy'), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, [1]), 'invalid_argument');
+  // A method that the file order cannot give: program order of a non-topological file.
+  assertThrowsCode(() => po.plan(cyclicGraphFixedByOrder(), { method: 'program' }), 'not_topological');
+});
+
+test('simulate: the DESIGN.md §5 shape plus Float64Array series', () => {
+  const g = seedGraph();
+  const p = po.plan(g);
+  for (const order of [p, p.order, JSON.stringify(p.order), JSON.stringify(p)]) {
+    const s = po.simulate(g, order);
+    assert.equal(s.peak_bytes, 3.5 * MiB);
+    assert.equal(s.inputs_bytes, 2.75 * MiB);
+    assert.equal(typeof s.peak_step, 'number');
+    assert.equal(s.steps.length, 40);
+    assert.deepEqual(Object.keys(s.steps[0]).sort(), ['after_bytes', 'during_bytes', 'op']);
+    assert.ok(s.during instanceof Float64Array);
+    assert.ok(s.after instanceof Float64Array);
+    assert.equal(s.during.length, 40);
+    assert.deepEqual([...s.during], s.steps.map((x) => x.during_bytes));
+    assert.deepEqual([...s.after], s.steps.map((x) => x.after_bytes));
+    assert.equal(Math.max(...s.during), s.peak_bytes);
+    assert.equal(s.steps[s.peak_step].during_bytes, s.peak_bytes);
+    assert.ok(s.live_at_peak.includes('a0'));
+  }
+  const program = g.ops.map((o) => o.id);
+  assert.equal(po.simulate(g, program).peak_bytes, 5.5 * MiB);
+});
+
+test('simulate refuses bad orders with the right codes', () => {
+  const g = seedGraph(2);
+  const order = po.plan(g).order;
+  assertThrowsCode(() => po.simulate(g, order.slice(1)), 'missing_op');
+  assertThrowsCode(() => po.simulate(g, [...order, order[0]]), 'repeated_op');
+  assertThrowsCode(() => po.simulate(g, ['nope', ...order]), 'unknown_op', '"nope"');
+  assertThrowsCode(() => po.simulate(g, [...order].reverse()), 'not_topological');
+  assertThrowsCode(() => po.simulate(g, [1, 2]), 'invalid_argument');
+  assertThrowsCode(() => po.simulate(g, { steps: [] }), 'invalid_argument');
+  assertThrowsCode(() => po.simulate(g, 7), 'invalid_argument');
+  assertThrowsCode(() => po.simulate(g, undefined), 'invalid_argument');
+  assertThrowsCode(() => po.simulate(g, '[oops'), 'bad_json');
+  assertThrowsCode(() => po.simulate(cyclicGraph(), []), 'cycle');
+});
+
+test('compare: every method, the compare --json shape', () => {
+  const c = po.compare(seedGraph());
+  assert.equal(c.lower_bound_bytes, 3.5 * MiB);
+  assert.equal(c.inputs_bytes, 2.75 * MiB);
+  const names = c.methods.map((m) => m.method);
+  assert.ok(names.includes('program') && names.includes('greedy'));
+  const greedy = c.methods.find((m) => m.method === 'greedy');
+  assert.equal(greedy.peak_bytes, 3.5 * MiB);
+  assert.equal(greedy.optimal, true);
+  assert.equal(po.compare(seedGraph(), { budget_ms: 1 }).methods.length, c.methods.length);
+  assertThrowsCode(() => po.compare(seedGraph(), { method: 'greedy' }), 'invalid_argument');
+  // A method that does not apply gives a row with an error, not a throw.
+  const bad = po.compare(cyclicGraphFixedByOrder());
+  const prog = bad.methods.find((m) => m.method === 'program');
+  assert.equal(prog.peak_bytes, null);
+  assert.match(prog.error, /runs before/);
+});
+
+test('version matches package.json', () => {
+  const require = createRequire(import.meta.url);
+  assert.equal(po.version(), require('../../package.json').version);
+});
+
+test('CommonJS require gives the same API', () => {
+  const require = createRequire(import.meta.url);
+  const cjs = require('peakorder');
+  assert.equal(cjs.plan(seedGraph()).peak_bytes, 3670016);
+  assert.equal(typeof cjs.init, 'function');
+  assertThrowsCode(() => cjs.plan(cyclicGraph()), 'cycle');
+});
+
+test('the web (ES module) build works once initialised, and says so before', async () => {
+  const web = await import('peakorder/web');
+  assertThrowsCode(() => web.plan(seedGraph()), 'not_initialized');
+  const { readFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const wasmPath = fileURLToPath(new URL('../../pkg/web/peakorder_bg.wasm', import.meta.url));
+  web.initSync({ module: readFileSync(wasmPath) });
+  await web.default(); // already initialised: a no-op
+  assert.equal(web.plan(seedGraph()).peak_bytes, 3670016);
+  assertThrowsCode(() => web.plan(cyclicGraph()), 'cycle');
+  assert.equal(web.simulate(seedGraph(), web.plan(seedGraph())).during.length, 40);
+});
+
+test('a 10,000-op graph is planned, and its order re-checks', () => {
+  for (const g of [seedGraph(2500, 'breadth'), randomGraph(10000, 7)]) {
+    assert.equal(g.ops.length, 10000);
+    const p = po.plan(g);
+    assert.equal(p.order.length, 10000);
+    const s = po.simulate(g, p);
+    assert.equal(s.peak_bytes, p.peak_bytes);
+    assert.ok(p.lower_bound_bytes <= p.peak_bytes);
+    if (haveCli) {
+      const native = cliJson(['plan', '-', '--json'], JSON.stringify(g));
+      assert.equal(p.peak_bytes, native.peak_bytes);
+      assert.deepEqual(p.order, native.order);
+    }
+  }
+});
+
+test('a 200,000-op chain does not overflow the wasm stack', () => {
+  const g = chainGraph(200000);
+  const p = po.plan(g);
+  assert.equal(p.order.length, 200000);
+  assert.equal(p.order[0], 'o1');
+});

@@ -1,0 +1,90 @@
+// The shared fixtures of tests/cases/: the expected values in each graph's meta.expect, the
+// malformed corpus in tests/cases/invalid/ (codes in _expected.json), and the same plans as the
+// native CLI for every method.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as po from 'peakorder';
+import { CASES, haveCli, cliJson, CLI, assertThrowsCode } from './helpers.mjs';
+
+const graphs = existsSync(CASES)
+  ? readdirSync(CASES).filter((f) => f.endsWith('.json')).sort()
+  : [];
+
+test('tests/cases has fixtures', { skip: graphs.length ? false : `no fixtures in ${CASES}` }, () => {
+  assert.ok(graphs.length > 0);
+});
+
+for (const file of graphs) {
+  const path = join(CASES, file);
+  const text = readFileSync(path, 'utf8');
+  const expect = JSON.parse(text).meta?.expect ?? {};
+
+  test(`${file}: expected values`, () => {
+    const summary = po.validate(text);
+    if ('inputs_bytes' in expect) assert.equal(summary.inputs_bytes, expect.inputs_bytes);
+    if ('program_peak_bytes' in expect) {
+      assert.equal(summary.program_order_peak_bytes, expect.program_peak_bytes);
+      assert.equal(po.plan(text, { method: 'program' }).peak_bytes, expect.program_peak_bytes);
+    }
+    const cmp = po.compare(text);
+    if ('optimal_peak_bytes' in expect) {
+      const best = expect.optimal_peak_bytes;
+      assert.ok(cmp.lower_bound_bytes <= best, `lower bound ${cmp.lower_bound_bytes} > optimal ${best}`);
+      for (const m of cmp.methods) {
+        if (m.peak_bytes === null) continue;
+        assert.ok(m.peak_bytes >= best, `${m.method}: ${m.peak_bytes} below the optimum ${best}`);
+        if (m.optimal) assert.equal(m.peak_bytes, best, `${m.method} claims optimal`);
+      }
+    }
+    // Every plan's order re-checks with the simulator.
+    for (const m of cmp.methods) {
+      if (m.peak_bytes === null) continue;
+      const p = po.plan(text, { method: m.method });
+      assert.equal(po.simulate(text, p).peak_bytes, p.peak_bytes);
+    }
+  });
+
+  test(`${file}: same plans as the native CLI`, { skip: haveCli ? false : `no ${CLI}` }, () => {
+    const cmp = cliJson(['compare', path, '--json']);
+    for (const row of cmp.methods) {
+      if (row.peak_bytes === null) continue;
+      const native = cliJson(['plan', path, '--method', row.method, '--json']);
+      const wasm = po.plan(text, { method: row.method });
+      assert.equal(wasm.peak_bytes, native.peak_bytes, row.method);
+      assert.equal(wasm.lower_bound_bytes, native.lower_bound_bytes, row.method);
+      assert.equal(wasm.optimal, native.optimal, row.method);
+      assert.deepEqual(wasm.order, native.order, row.method);
+      const ws = po.simulate(text, wasm.order);
+      const ns = cliJson(['simulate', path, '-', '--json'], JSON.stringify(native.order));
+      delete ws.during;
+      delete ws.after;
+      assert.deepEqual(ws, ns);
+    }
+  });
+}
+
+const invalidDir = join(CASES, 'invalid');
+const expectedPath = join(invalidDir, '_expected.json');
+const invalid = existsSync(expectedPath) ? JSON.parse(readFileSync(expectedPath, 'utf8')) : {};
+
+test('tests/cases/invalid has a corpus', { skip: Object.keys(invalid).length ? false : 'none' }, () => {
+  assert.ok(Object.keys(invalid).length > 0);
+});
+
+for (const [file, want] of Object.entries(invalid)) {
+  test(`invalid/${file}: code ${want.code}`, () => {
+    const text = readFileSync(join(invalidDir, file), 'utf8');
+    assertThrowsCode(() => po.validate(text), want.code, want.mentions);
+    assertThrowsCode(() => po.plan(text), want.code, want.mentions);
+    // As an object too, where the text is JSON at all (same parser, same verdict).
+    let obj;
+    try {
+      obj = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (want.code !== 'bad_json') assertThrowsCode(() => po.plan(obj), want.code, want.mentions);
+  });
+}

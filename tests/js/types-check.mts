@@ -1,0 +1,66 @@
+// A small TypeScript user of the package, type-checked (not run) by `tsc -p tests/js`: every
+// function and result type must be usable as documented, and misuse must not type-check.
+import init, {
+  validate, plan, simulate, compare, version,
+  type Graph, type Plan, type Simulation, type Comparison, type Summary, type PeakorderError,
+  type PlanOptions, type ErrorCode,
+} from 'peakorder';
+import * as web from 'peakorder/web';
+
+const graph: Graph = {
+  format: 'peakorder/1',
+  tensors: [
+    { id: 'x', shape: [256, 256], dtype: 'f32' },
+    { id: 'y', bytes: 262144, meta: { note: 'anything' } },
+    { id: 'yt', alias_of: 'y' },
+  ],
+  ops: [{ id: 'relu0', kind: 'relu', inputs: ['x'], outputs: ['y'], workspace: 0, fusible: 'nvfuser' }],
+  outputs: ['y'],
+};
+
+async function main(): Promise<void> {
+  await init();
+  const s: Summary = validate(graph);
+  const n: number = s.ops + s.tensors + s.inputs_bytes;
+  const inForest: boolean = s.in_forest;
+  const options: PlanOptions = { method: 'greedy', budget_ms: 50, max_states: 1000 };
+  const p: Plan = plan(graph, options);
+  const first: string = p.order[0];
+  const peak: number = p.peak_bytes;
+  const program: number | null = p.program_order_peak_bytes;
+  plan(JSON.stringify(graph));
+  plan(graph);
+  const sim: Simulation = simulate(graph, p);
+  const during: Float64Array = sim.during;
+  const at: number | null = sim.peak_step;
+  simulate(graph, p.order);
+  const c: Comparison = compare(graph, { budget_ms: 10 });
+  const rows: (number | null)[] = c.methods.map((m) => m.peak_bytes);
+  const v: string = version();
+  try {
+    plan(graph, { method: 'exact' });
+  } catch (e) {
+    const err = e as PeakorderError;
+    const code: ErrorCode = err.code;
+    const ops: string[] | undefined = err.ops;
+    console.log(code, ops, err.op, err.tensor);
+  }
+  // The browser build has the same functions plus initSync.
+  await web.default({ module_or_path: new URL('https://example.invalid/peakorder_bg.wasm') });
+  const wp: web.Plan = web.plan(graph);
+  web.initSync({ module: new Uint8Array(8) });
+  console.log(n, inForest, first, peak, program, during, at, rows, v, wp);
+
+  // @ts-expect-error: a number is not a graph
+  plan(42);
+  // @ts-expect-error: options are typed
+  plan(graph, { budget_ms: 'soon' });
+  // @ts-expect-error: compare has no method option
+  compare(graph, { method: 'greedy' });
+  // @ts-expect-error: orders are op ids
+  simulate(graph, [1, 2]);
+  // @ts-expect-error: tensors need an id
+  validate({ tensors: [{ bytes: 1 }], ops: [] });
+}
+
+void main();

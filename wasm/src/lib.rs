@@ -1,0 +1,393 @@
+//! peakorder for JavaScript: a thin wasm-bindgen layer over the core (crate `peakorder`).
+//!
+//! This crate only converts: JS values in (a graph as an object or JSON text, options, an order),
+//! plain JS objects out (the DESIGN.md shapes, via serde-wasm-bindgen), core errors to JS `Error`
+//! objects with a stable `code`, and `performance.now()` to the core's [`Clock`]. Every planning
+//! decision is the core's; see docs/wasm.md for the JS API.
+//!
+//! Nothing here may panic: a panic in wasm is an `unreachable` trap that can leave the module
+//! unusable. Every fallible step returns a coded error instead.
+
+use peakorder::{Clock, Graph, Method, PlanOptions};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+mod types;
+
+// ---------------------------------------------------------------------------------------------
+// Types of the JS API, named in the generated .d.ts (the interfaces are in `types.rs`).
+
+#[wasm_bindgen]
+extern "C" {
+    /// A graph (DESIGN.md §2) as an object, or as JSON text.
+    #[wasm_bindgen(typescript_type = "GraphInput")]
+    pub type GraphInput;
+    #[wasm_bindgen(typescript_type = "PlanOptions")]
+    pub type PlanOptionsArg;
+    #[wasm_bindgen(typescript_type = "CompareOptions")]
+    pub type CompareOptionsArg;
+    /// An order: an array of op ids, a plan (anything with an `order` array), or JSON text of either.
+    #[wasm_bindgen(typescript_type = "OrderInput")]
+    pub type OrderInput;
+    #[wasm_bindgen(typescript_type = "Summary")]
+    pub type SummaryOut;
+    #[wasm_bindgen(typescript_type = "Plan")]
+    pub type PlanOut;
+    #[wasm_bindgen(typescript_type = "Simulation")]
+    pub type SimulationOut;
+    #[wasm_bindgen(typescript_type = "Comparison")]
+    pub type ComparisonOut;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+/// Codes this layer adds to the core's [`peakorder::Error::code`] (documented in docs/wasm.md).
+mod codes {
+    /// An argument of the wrong type or shape (options, order), not a graph error.
+    pub const INVALID_ARGUMENT: &str = "invalid_argument";
+    /// A byte count in a result is above 2^53 and cannot be a JS number exactly.
+    pub const TOO_LARGE: &str = "too_large";
+}
+
+/// A JS `Error` with `name = "PeakorderError"`, a stable `code`, and, where the core error names
+/// them, the offending `op`, `tensor`, or the `ops`/`tensors` of a cycle.
+struct JsErr {
+    code: &'static str,
+    message: String,
+    fields: Vec<(&'static str, JsValue)>,
+}
+
+impl JsErr {
+    fn new(code: &'static str, message: impl Into<String>) -> JsErr {
+        JsErr {
+            code,
+            message: message.into(),
+            fields: Vec::new(),
+        }
+    }
+
+    fn invalid(message: impl Into<String>) -> JsErr {
+        JsErr::new(codes::INVALID_ARGUMENT, message)
+    }
+}
+
+fn str_list(ids: &[String]) -> JsValue {
+    ids.iter()
+        .map(|s| JsValue::from_str(s))
+        .collect::<js_sys::Array>()
+        .into()
+}
+
+impl From<peakorder::Error> for JsErr {
+    fn from(e: peakorder::Error) -> JsErr {
+        use peakorder::Error as E;
+        let mut err = JsErr::new(e.code(), e.to_string());
+        let s = |x: &String| JsValue::from_str(x);
+        err.fields = match &e {
+            E::InvalidTensor { tensor, .. }
+            | E::DuplicateTensor { tensor }
+            | E::UnknownOutput { tensor } => vec![("tensor", s(tensor))],
+            E::UnknownAlias { tensor, target } => {
+                vec![("tensor", s(tensor)), ("alias_of", s(target))]
+            }
+            E::ProducedTwice { tensor, first, .. } => {
+                vec![("tensor", s(tensor)), ("op", s(first))]
+            }
+            E::UnknownTensor { op, tensor } => vec![("op", s(op)), ("tensor", s(tensor))],
+            E::NotTopological { op, tensor, .. } => vec![("op", s(op)), ("tensor", s(tensor))],
+            E::InvalidOp { op, .. }
+            | E::DuplicateOp { op }
+            | E::UnknownOp { op }
+            | E::RepeatedOp { op }
+            | E::MissingOp { op, .. } => vec![("op", s(op))],
+            E::Cycle { ops } => vec![("ops", str_list(ops))],
+            E::AliasCycle { tensors } => vec![("tensors", str_list(tensors))],
+            // Other variants (and those added later) carry their details in the message.
+            #[allow(unreachable_patterns)]
+            _ => Vec::new(),
+        };
+        err
+    }
+}
+
+impl From<JsErr> for JsValue {
+    fn from(e: JsErr) -> JsValue {
+        let err = js_sys::Error::new(&e.message);
+        err.set_name("PeakorderError");
+        let obj: &JsValue = err.as_ref();
+        // Reflect::set only fails on frozen or exotic objects; a fresh Error is neither, and a
+        // failure would only lose a detail field, so it is ignored rather than trapped on.
+        let _ = js_sys::Reflect::set(obj, &"code".into(), &e.code.into());
+        for (k, v) in &e.fields {
+            let _ = js_sys::Reflect::set(obj, &JsValue::from_str(k), v);
+        }
+        err.into()
+    }
+}
+
+type JsResult<T> = Result<T, JsErr>;
+
+/// Runs `f` and turns its error into a thrown JS `Error`.
+fn throwing<T>(f: impl FnOnce() -> JsResult<T>) -> Result<T, JsValue> {
+    f().map_err(JsValue::from)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs.
+
+/// Text of a JS value: itself if a string, else `JSON.stringify` of it (`what` names it in errors).
+fn json_text(value: &JsValue, what: &str, code: &'static str) -> JsResult<String> {
+    if let Some(s) = value.as_string() {
+        return Ok(s);
+    }
+    if value.is_undefined() || value.is_null() {
+        return Err(JsErr::new(
+            code,
+            format!("{what} is missing: expected an object or JSON text"),
+        ));
+    }
+    // JSON.stringify throws on BigInt and on cycles; it returns undefined for functions and
+    // symbols. All three are bad input, not traps.
+    let text = js_sys::JSON::stringify(value).map_err(|e| {
+        let why = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_else(|| "JSON.stringify failed".into());
+        JsErr::new(code, format!("{what} cannot be converted to JSON: {why}"))
+    })?;
+    text.as_string().ok_or_else(|| {
+        JsErr::new(
+            code,
+            format!("{what} cannot be converted to JSON: expected an object or JSON text"),
+        )
+    })
+}
+
+/// Parses and validates a graph. One parser for both forms: objects go through `JSON.stringify`
+/// so that JS callers and the CLI see exactly the same validation and the same errors.
+fn read_graph(graph: &JsValue) -> JsResult<Graph> {
+    let text = json_text(graph, "the graph", "bad_json")?;
+    Ok(Graph::from_json(&text)?)
+}
+
+/// `{method?, budget_ms?, max_states?}` as given by JS; unknown keys are refused (a typo must
+/// not be silently ignored, as in the graph format).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct OptionsIn {
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    budget_ms: Option<f64>,
+    #[serde(default)]
+    max_states: Option<u64>,
+}
+
+fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> {
+    let mut opts = PlanOptions::default();
+    if options.is_undefined() || options.is_null() {
+        return Ok(opts);
+    }
+    if !options.is_object() || js_sys::Array::is_array(options) {
+        return Err(JsErr::invalid("options must be an object"));
+    }
+    let o: OptionsIn = serde_wasm_bindgen::from_value(options.clone())
+        .map_err(|e| JsErr::invalid(format!("options: {e}")))?;
+    if let Some(m) = o.method {
+        if !allow_method {
+            return Err(JsErr::invalid(
+                "options: compare runs every method; `method` does not apply",
+            ));
+        }
+        opts.method = m.parse::<Method>()?;
+    }
+    if let Some(b) = o.budget_ms {
+        if !(b.is_finite() && b >= 0.0) {
+            return Err(JsErr::invalid(format!(
+                "options: budget_ms must be a finite number >= 0, got {b}"
+            )));
+        }
+        opts.budget_ms = Some(b);
+    }
+    if let Some(n) = o.max_states {
+        opts.max_states = n;
+    }
+    Ok(opts)
+}
+
+/// An order: an array of op ids, or an object with an `order` array (a plan), or JSON text of
+/// either (the same forms as the CLI's `simulate ORDER`).
+fn read_order(g: &Graph, order: &JsValue) -> JsResult<Vec<peakorder::OpIx>> {
+    const SHAPE: &str = "the order must be an array of op ids or a plan with an \"order\" array";
+    let text = json_text(order, "the order", codes::INVALID_ARGUMENT)?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| JsErr::new("bad_json", format!("bad JSON in the order: {e}")))?;
+    let list = match value {
+        serde_json::Value::Array(_) => value,
+        serde_json::Value::Object(mut o) => {
+            o.remove("order").ok_or_else(|| JsErr::invalid(SHAPE))?
+        }
+        _ => return Err(JsErr::invalid(SHAPE)),
+    };
+    let ids: Vec<String> = serde_json::from_value(list).map_err(|_| JsErr::invalid(SHAPE))?;
+    Ok(g.order_from_ids(&ids)?)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs.
+
+/// Plain JS objects (no Maps), `null` for `None` like the CLI's JSON, byte counts as numbers.
+fn to_js<T: Serialize>(x: &T) -> JsResult<JsValue> {
+    x.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| {
+            JsErr::new(
+                codes::TOO_LARGE,
+                format!(
+                    "a result does not fit in JavaScript numbers exactly (byte counts must stay \
+                     below 2^53): {e}"
+                ),
+            )
+        })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clock.
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// `performance.now()` (Node 16+, browsers, workers), or `Date.now()` where it is missing.
+struct JsClock {
+    has_performance: bool,
+}
+
+impl JsClock {
+    fn new() -> JsClock {
+        let global = js_sys::global();
+        let has_performance = js_sys::Reflect::get(&global, &"performance".into())
+            .ok()
+            .filter(|p| p.is_object())
+            .and_then(|p| js_sys::Reflect::get(&p, &"now".into()).ok())
+            .is_some_and(|f| f.is_function());
+        JsClock { has_performance }
+    }
+}
+
+impl Clock for JsClock {
+    fn now_ms(&self) -> f64 {
+        if self.has_performance {
+            performance_now()
+        } else {
+            js_sys::Date::now()
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The API.
+
+/// What `validate` reports about a valid graph.
+#[derive(Serialize)]
+struct Summary {
+    format: &'static str,
+    ops: usize,
+    tensors: usize,
+    /// Graph inputs (tensors no op produces), views included.
+    inputs: usize,
+    outputs: usize,
+    inputs_bytes: u64,
+    lower_bound_bytes: u64,
+    /// Peak of the file's order; `null` when the file's order is not topological.
+    program_order_peak_bytes: Option<u64>,
+    /// Every op's outputs feed at most one other op.
+    in_forest: bool,
+}
+
+/// Parses and validates `graph`; throws a coded `Error` naming the offending op or tensor.
+#[wasm_bindgen]
+pub fn validate(graph: &GraphInput) -> Result<SummaryOut, JsValue> {
+    throwing(|| {
+        let g = read_graph(graph)?;
+        let program_order_peak_bytes = peakorder::order::program::program_order(&g)
+            .ok()
+            .map(|o| peakorder::peak_of(&g, &o));
+        let summary = Summary {
+            format: peakorder::format::FORMAT,
+            ops: g.num_ops(),
+            tensors: g.num_tensors(),
+            inputs: g.tensors().iter().filter(|t| t.producer.is_none()).count(),
+            outputs: g.outputs().len(),
+            inputs_bytes: g.inputs_bytes(),
+            lower_bound_bytes: peakorder::lower_bound(&g),
+            program_order_peak_bytes,
+            in_forest: g.is_in_forest(),
+        };
+        Ok(to_js(&summary)?.unchecked_into())
+    })
+}
+
+/// Plans an order for `graph` (DESIGN.md §3). Options: `method` (default "greedy"),
+/// `budget_ms` (time a search may take, read from `performance.now()`), `max_states`.
+#[wasm_bindgen]
+pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanOut, JsValue> {
+    throwing(|| {
+        let g = read_graph(graph)?;
+        let opts = read_options(&options.map_or(JsValue::UNDEFINED, Into::into), true)?;
+        let plan = peakorder::plan(&g, &opts, &JsClock::new())?;
+        Ok(to_js(&plan)?.unchecked_into())
+    })
+}
+
+/// Simulates `order` on `graph`: the DESIGN.md §5 simulate JSON, plus `during` and `after`
+/// (`Float64Array`, bytes at each step) for charts.
+#[wasm_bindgen]
+pub fn simulate(graph: &GraphInput, order: &OrderInput) -> Result<SimulationOut, JsValue> {
+    throwing(|| {
+        let g = read_graph(graph)?;
+        let order = read_order(&g, order)?;
+        let sim = peakorder::simulate(&g, &order)?;
+        let out = to_js(&sim)?;
+        // u64 -> f64 is exact below 2^53; `to_js` above already refused anything larger.
+        let during: Vec<f64> = sim.steps.iter().map(|s| s.during_bytes as f64).collect();
+        let after: Vec<f64> = sim.steps.iter().map(|s| s.after_bytes as f64).collect();
+        let _ = js_sys::Reflect::set(
+            &out,
+            &"during".into(),
+            &js_sys::Float64Array::from(&during[..]),
+        );
+        let _ = js_sys::Reflect::set(
+            &out,
+            &"after".into(),
+            &js_sys::Float64Array::from(&after[..]),
+        );
+        Ok(out.unchecked_into())
+    })
+}
+
+/// Every method side by side (the `compare --json` shape). Options: `budget_ms`, `max_states`.
+#[wasm_bindgen]
+pub fn compare(
+    graph: &GraphInput,
+    options: Option<CompareOptionsArg>,
+) -> Result<ComparisonOut, JsValue> {
+    throwing(|| {
+        let g = read_graph(graph)?;
+        let opts = read_options(&options.map_or(JsValue::UNDEFINED, Into::into), false)?;
+        let cmp = peakorder::compare(&g, &opts, &JsClock::new());
+        Ok(to_js(&cmp)?.unchecked_into())
+    })
+}
+
+// `fuse(graph, options)` (DESIGN.md §4) goes here when the core's fusion lands: read the graph
+// and options as above, call the core, and return its result through `to_js`.
+
+/// The package version (the workspace version of the crates).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}

@@ -1,0 +1,171 @@
+//! TypeScript declarations of the JS API's objects, emitted by wasm-bindgen into the generated
+//! `.d.ts` (the functions in lib.rs name these types through `typescript_type`). They mirror the
+//! serde shapes of the core (DESIGN.md §2, §3, §5); tests/js/types-check.ts checks them with
+//! `tsc --noEmit` and tests/js/*.test.mjs check the values against them at run time.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Element types of DESIGN.md §2. */
+export type Dtype =
+  | "f64" | "f32" | "f16" | "bf16" | "f8e4m3" | "f8e5m2"
+  | "i64" | "i32" | "i16" | "i8" | "u8" | "bool";
+
+/** A tensor (DESIGN.md §2): give `bytes`, or `shape` + `dtype`, or `alias_of`. */
+export interface TensorSpec {
+  id: string;
+  bytes?: number;
+  shape?: number[];
+  dtype?: Dtype;
+  alias_of?: string;
+  /** A graph input the caller hands over: freed after its last use. */
+  donated?: boolean;
+  meta?: Record<string, unknown>;
+}
+
+/** An op (DESIGN.md §2). */
+export interface OpSpec {
+  id: string;
+  kind?: string;
+  inputs?: string[];
+  outputs?: string[];
+  workspace?: number;
+  fusible?: string;
+  attrs?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+}
+
+/** A graph (DESIGN.md §2). Unknown keys are errors, except inside `meta` and `attrs`. */
+export interface Graph {
+  format?: "peakorder/1";
+  tensors: TensorSpec[];
+  ops: OpSpec[];
+  outputs?: string[];
+  meta?: Record<string, unknown>;
+}
+
+/** A graph as an object or as its JSON text (both go through the same parser). */
+export type GraphInput = Graph | string;
+
+/** Planning method names ("program", "greedy", and more as the core adds them). */
+export type MethodName = "program" | "greedy" | (string & {});
+
+export interface PlanOptions {
+  /** Default "greedy". An unknown name throws with code "unknown_method". */
+  method?: MethodName;
+  /** Time a search may take, in ms, measured with performance.now(). Default 100. */
+  budget_ms?: number;
+  /** Most search states a search may expand. Default 2,000,000. */
+  max_states?: number;
+}
+
+/** Options of `compare` (it runs every method, so there is no `method`). */
+export interface CompareOptions {
+  budget_ms?: number;
+  max_states?: number;
+}
+
+/** What `validate` reports. Byte counts are exact integers (below 2^53). */
+export interface Summary {
+  format: "peakorder/1";
+  ops: number;
+  tensors: number;
+  /** Graph inputs: tensors no op produces (views included). */
+  inputs: number;
+  outputs: number;
+  inputs_bytes: number;
+  lower_bound_bytes: number;
+  /** Peak of the file's order; null when the file's order is not a valid order. */
+  program_order_peak_bytes: number | null;
+  /** Every op's outputs feed at most one other op. */
+  in_forest: boolean;
+}
+
+/** A plan (DESIGN.md §3). */
+export interface Plan {
+  /** Op ids in the order to run them. */
+  order: string[];
+  peak_bytes: number;
+  inputs_bytes: number;
+  /** A true lower bound on every order's peak. */
+  lower_bound_bytes: number;
+  /** True only when proven. */
+  optimal: boolean;
+  method: string;
+  /** Peak of the file's order; null when the file's order is not a valid order. */
+  program_order_peak_bytes: number | null;
+  elapsed_ms: number;
+}
+
+/** Memory around one op of an order. */
+export interface Step {
+  op: string;
+  /** While the op runs: live + its outputs + its workspace. */
+  during_bytes: number;
+  /** After it ran and freed what it could. */
+  after_bytes: number;
+}
+
+/** A simulated order (DESIGN.md §5), plus typed arrays for charts. */
+export interface Simulation {
+  peak_bytes: number;
+  inputs_bytes: number;
+  /** Index in `steps` of the first step at the peak; null when the peak is the start. */
+  peak_step: number | null;
+  /** Tensors live at the peak, the running op's outputs included. */
+  live_at_peak: string[];
+  steps: Step[];
+  /** `steps[i].during_bytes` for every step. */
+  during: Float64Array;
+  /** `steps[i].after_bytes` for every step. */
+  after: Float64Array;
+}
+
+/** An order: op ids, a plan (anything with an `order` array), or JSON text of either. */
+export type OrderInput = string[] | { order: string[] } | string;
+
+/** One method's row of `compare`. */
+export interface MethodRow {
+  method: string;
+  /** null when the method does not apply to this graph (then `error` says why). */
+  peak_bytes: number | null;
+  optimal: boolean;
+  elapsed_ms: number;
+  error?: string;
+}
+
+/** Every method side by side (`compare --json`). */
+export interface Comparison {
+  lower_bound_bytes: number;
+  inputs_bytes: number;
+  methods: MethodRow[];
+}
+
+/**
+ * Stable error codes: the core's (DESIGN.md §2 validation) plus "invalid_argument" (an option or
+ * order of the wrong type or shape) and "too_large" (a result byte count at or above 2^53).
+ */
+export type ErrorCode =
+  | "bad_json" | "bad_format" | "invalid_tensor" | "invalid_op" | "duplicate_id"
+  | "unknown_tensor" | "produced_twice" | "cycle" | "alias_cycle" | "size_overflow"
+  | "unknown_output" | "unknown_op" | "repeated_op" | "missing_op" | "not_topological"
+  | "unknown_method" | "not_applicable" | "too_large" | "invalid_argument"
+  | (string & {});
+
+/** What every function throws on bad input. `instanceof Error` holds. */
+export interface PeakorderError extends Error {
+  name: "PeakorderError";
+  code: ErrorCode;
+  /** The offending op, when the error names one. */
+  op?: string;
+  /** The offending tensor, when the error names one. */
+  tensor?: string;
+  /** The tensor an unknown `alias_of` names. */
+  alias_of?: string;
+  /** The ops of a cycle (code "cycle"), in order. */
+  ops?: string[];
+  /** The tensors of an alias cycle (code "alias_cycle"). */
+  tensors?: string[];
+}
+"#;
