@@ -207,7 +207,7 @@ class View {
 
   defaultMethod() {
     // Prefer the strongest method the core offers; the list grows as planners land.
-    for (const m of ['auto', 'best', 'exact', 'greedy']) if (this.methods && this.methods.includes(m)) return m;
+    for (const m of ['auto', 'best', 'greedy']) if (this.methods && this.methods.includes(m)) return m;
     return this.methods ? this.methods[this.methods.length - 1] : 'greedy';
   }
 
@@ -377,7 +377,7 @@ class View {
     const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
     const total = live.reduce((a, t) => a + r.model.tensors[t].bytes, 0);
     const k = r.planned.peak_step;
-    this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ''})`;
+    this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${typeof k === 'number' && k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ', at the start'})`;
     this.liveList.textContent = '';
     for (const t of live) {
       const tensor = r.model.tensors[t];
