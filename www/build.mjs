@@ -15,17 +15,24 @@ const root = resolve(here, '..');
 const dist = join(here, 'dist');
 
 function findWasm() {
-  const dirs = [process.env.PEAKORDER_WASM_WEB_DIR, 'pkg/web', 'pkg/browser', 'pkg/esm', 'wasm/pkg/web']
-    .filter(Boolean).map((d) => resolve(root, d));
-  for (const d of dirs) {
-    if (!existsSync(d)) continue;
-    const glue = readdirSync(d).find((f) => f.endsWith('.js') && !f.endsWith('.d.ts') && existsSync(join(d, f.replace(/\.js$/, '_bg.wasm'))));
+  // The package's browser entry (js/web.mjs: init + coded errors) over the wasm-bindgen `web`
+  // build in pkg/web/ (scripts/build-wasm.sh), or another build's directory of glue + wasm.
+  const dir = process.env.PEAKORDER_WASM_WEB_DIR;
+  if (dir) {
+    const d = resolve(root, dir);
+    const glue = existsSync(d) && readdirSync(d).find((f) => f.endsWith('.js') && existsSync(join(d, f.replace(/\.js$/, '_bg.wasm'))));
     if (glue) return { glue: join(d, glue), wasm: join(d, glue.replace(/\.js$/, '_bg.wasm')) };
+    fail(`PEAKORDER_WASM_WEB_DIR=${dir} holds no wasm-bindgen web build (X.js + X_bg.wasm)`);
   }
-  const standin = join(here, 'src/standin/peakorder_wasm.js');
-  if (existsSync(standin)) return { glue: standin, wasm: null };
-  console.error(`www/build.mjs: the wasm-bindgen web build was not found (looked in ${dirs.join(', ')}).\n` +
-    'Build it first: scripts/build.d/ (run by scripts/test.sh) or `npm run build`.');
+  const glue = join(root, 'js/web.mjs');
+  const wasm = join(root, 'pkg/web/peakorder_bg.wasm');
+  if (existsSync(glue) && existsSync(wasm)) return { glue, wasm };
+  fail(`the wasm build was not found (${wasm}). Build it first: bash scripts/build.d/20-wasm.sh ` +
+    '(after scripts/setup.d/20-wasm.sh), which scripts/test.sh runs before this step.');
+}
+
+function fail(msg) {
+  console.error(`www/build.mjs: ${msg}`);
   process.exit(1);
 }
 
@@ -45,7 +52,7 @@ const common = {
 
 const worker = await build({ ...common, entryPoints: [join(here, 'src/worker.js')], format: 'iife' });
 const workerSource = worker.outputFiles[0].text;
-const wasmBase64 = wasm ? readFileSync(wasm).toString('base64') : '';
+const wasmBase64 = readFileSync(wasm).toString('base64');
 
 const virtual = {
   name: 'virtual',

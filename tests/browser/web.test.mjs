@@ -113,6 +113,23 @@ test('the page plans a graph from the file picker and from a paste, and reports 
   assert.equal(v.program, `${fj.meta.expect.program_peak_bytes} B`);
   assert.equal(v.planned, `${fj.meta.expect.optimal_peak_bytes} B`);
   assert.equal(v.dagNodes, fj.ops.length);
+  // Dropped on the page, and pasted outside any text field: the Thunder seed graph.
+  const paths = readFileSync(join(cases, 'nvfuser-seed-paths.json'), 'utf8');
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, paths);
+  await page.waitForFunction(() => document.querySelector('.po-status').textContent.startsWith('dropped.json'));
+  assert.equal((await readView(page)).program, '3.50 MiB', 'dropped file planned');
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', text);
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  }, JSON.stringify(seed));
+  await page.waitForFunction(() => document.querySelector('.po-status').textContent.startsWith('pasted graph'));
+  assertSeedView(await readView(page), 'pasted graph');
   // A pasted cyclic graph: a clear error with its code, and the page still works after it.
   const cyclic = {
     tensors: [{ id: 'a', bytes: 1 }, { id: 'b', bytes: 1 }],

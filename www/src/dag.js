@@ -24,8 +24,12 @@ export function drawDag(host, { model, layout, rank, liveAtPeak, regions, hover 
   const live = new Set(liveAtPeak);
   if (layout.kind === 'simple') return drawSimple(host, { model, layout, t, live, hover });
 
+  // Shrink a slightly too wide graph to fit (down to 60%, where labels still read); wider
+  // ones keep their size and the panel scrolls.
+  const avail = host.clientWidth || layout.width;
+  const scale = layout.width > avail && layout.width * 0.6 <= avail ? avail / layout.width : 1;
   const svg = el('svg', {
-    class: 'po-dag-svg', width: layout.width, height: layout.height,
+    class: 'po-dag-svg', width: layout.width * scale, height: layout.height * scale,
     viewBox: `0 0 ${layout.width} ${layout.height}`, 'data-nodes': String(n),
   }, host);
   const defs = el('defs', {}, svg);

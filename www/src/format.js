@@ -23,7 +23,9 @@ export function formatDelta(delta) {
 
 export function formatMs(ms) {
   if (ms === null || ms === undefined) return '–';
-  if (ms < 1) return `${ms.toFixed(3)} ms`;
+  // Browsers coarsen performance.now() (to 0.1 ms or more), so tiny times read as 0.
+  if (ms < 0.1) return '< 0.1 ms';
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 1000) return `${ms.toFixed(1)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
 }

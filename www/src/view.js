@@ -288,7 +288,7 @@ class View {
         progPeak != null ? `${formatDelta(progPeak - inputs)} above inputs` : (r.programError || 'the file order is not a valid order'),
         'program-peak', 'po-card-program'),
       card(`Planned peak (${plan.method})`, formatBytes(plan.peak_bytes),
-        `${formatDelta(plan.peak_bytes - inputs)} above inputs${saved > 0 ? ` · saves ${formatBytes(saved)} (${((100 * saved) / progPeak).toFixed(0)}%)` : ''}`,
+        `${formatDelta(plan.peak_bytes - inputs)} above inputs${saved > 0 ? ` · saves ${formatBytes(saved)} (${((100 * saved) / progPeak).toFixed(0)}%)` : saved < 0 ? ` · ${formatBytes(-saved)} more than the program order` : ''}`,
         'planned-peak', 'po-card-planned'),
       card('Lower bound', formatBytes(plan.lower_bound_bytes),
         `${formatDelta(plan.lower_bound_bytes - inputs)} above inputs`, 'lower-bound'),
