@@ -220,6 +220,14 @@ test('peakorder report writes one file that works from disk with the network off
   const out = join(tmp, 'report.html');
   execFileSync(bin, ['report', join(cases, 'nvfuser-seed-breadth.json'), '-o', out], { stdio: 'inherit' });
   const html = readFileSync(out, 'utf8');
+  // The binary embeds www/dist/report.html when it is built: it must be this bundle's.
+  const template = readFileSync(join(dist, 'report.html'), 'utf8').split(/__PEAKORDER_[A-Z]+__/);
+  let at = 0;
+  for (const part of template) {
+    const found = html.indexOf(part, at);
+    assert.ok(found >= 0, `${bin} embeds an older web bundle: rebuild it (cargo build --release) after www/dist`);
+    at = found + part.length;
+  }
   assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href="(?!data:)/, 'nothing loaded from outside the file');
   const { page, problems } = await openPage(browser.context);
   const blocked = [];
