@@ -90,6 +90,17 @@ test('the page plans the seed example in a worker and shows it', async () => {
   const tip = await page.textContent('.po-tooltip');
   assert.match(tip, /op mm1_0/);
   assert.match(tip, /planned order/);
+  // Ctrl+wheel zooms the DAG; a double click fits it again.
+  const zoom = () => page.getAttribute('.po-dag-svg', 'data-zoom').then(Number);
+  const z0 = await zoom();
+  await page.hover('.po-node[data-op="mm2_5"]');
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -300);
+  await page.keyboard.up('Control');
+  await page.waitForFunction((z) => Number(document.querySelector('.po-dag-svg').dataset.zoom) > z, z0);
+  await page.dblclick('.po-dag-svg');
+  assert.equal(await zoom(), z0);
+  await page.mouse.move(5, 5);
   await shot(page, 'page-seed.png');
   // The other seed: already in the good order.
   await page.selectOption('[data-testid="example"]', 'seed-thunder');

@@ -24,14 +24,51 @@ export function drawDag(host, { model, layout, rank, liveAtPeak, regions, hover 
   const live = new Set(liveAtPeak);
   if (layout.kind === 'simple') return drawSimple(host, { model, layout, t, live, hover });
 
-  // Shrink a slightly too wide graph to fit (down to 60%, where labels still read); wider
-  // ones keep their size and the panel scrolls.
-  const avail = host.clientWidth || layout.width;
-  const scale = layout.width > avail && layout.width * 0.6 <= avail ? avail / layout.width : 1;
+  // Fit the whole graph in the panel (never enlarged); ctrl+wheel zooms about the pointer, a
+  // drag pans, a double click fits again. Hover works at any zoom.
+  const availW = host.clientWidth || layout.width;
+  const maxH = 520;
+  const fit = Math.min(1, availW / layout.width, maxH / layout.height);
+  const viewW = Math.max(availW, 1);
+  const viewH = Math.min(maxH, Math.max(layout.height * fit, 60));
   const svg = el('svg', {
-    class: 'po-dag-svg', width: layout.width * scale, height: layout.height * scale,
-    viewBox: `0 0 ${layout.width} ${layout.height}`, 'data-nodes': String(n),
+    class: 'po-dag-svg', width: viewW, height: viewH, 'data-nodes': String(n),
   }, host);
+  let box;
+  const setBox = (b) => {
+    box = b;
+    svg.setAttribute('viewBox', `${b.x} ${b.y} ${b.w} ${b.h}`);
+    svg.dataset.zoom = (viewW / b.w).toFixed(3);
+  };
+  const fitBox = () => {
+    // The view's aspect is the panel's; centre the graph in it.
+    const w = viewW / fit;
+    const h = viewH / fit;
+    return { x: (layout.width - w) / 2, y: (layout.height - h) / 2, w, h };
+  };
+  setBox(fitBox());
+  svg.addEventListener('wheel', (ev) => {
+    // Ctrl/Cmd + wheel (a trackpad pinch sends ctrlKey too): a plain wheel keeps scrolling the
+    // page or notebook the view is in.
+    if (!ev.ctrlKey && !ev.metaKey) return;
+    ev.preventDefault();
+    const r = svg.getBoundingClientRect();
+    const px = box.x + ((ev.clientX - r.left) / r.width) * box.w;
+    const py = box.y + ((ev.clientY - r.top) / r.height) * box.h;
+    const k = Math.exp(Math.sign(ev.deltaY) * 0.15);
+    const w = Math.min(Math.max(box.w * k, viewW / 4), Math.max(layout.width, viewW) * 2);
+    const f = w / box.w;
+    setBox({ x: px - (px - box.x) * f, y: py - (py - box.y) * f, w, h: box.h * f });
+  }, { passive: false });
+  let drag = null;
+  svg.addEventListener('mousedown', (ev) => { drag = { x: ev.clientX, y: ev.clientY, box }; svg.classList.add('po-panning'); });
+  window.addEventListener('mouseup', () => { drag = null; svg.classList.remove('po-panning'); });
+  svg.addEventListener('mousemove', (ev) => {
+    if (!drag) return;
+    const r = svg.getBoundingClientRect();
+    setBox({ ...drag.box, x: drag.box.x - ((ev.clientX - drag.x) / r.width) * drag.box.w, y: drag.box.y - ((ev.clientY - drag.y) / r.height) * drag.box.h });
+  });
+  svg.addEventListener('dblclick', () => setBox(fitBox()));
   const defs = el('defs', {}, svg);
   for (const [id, cls] of [['po-arrow', 'po-arrowhead'], ['po-arrow-live', 'po-arrowhead po-arrowhead-live']]) {
     const m = el('marker', { id, viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);

@@ -342,7 +342,7 @@ class View {
     const n = r.model.ops.length;
     this.dagNote.textContent = r.layout.kind === 'simple'
       ? `Simplified view: ${plural(n, 'op')} is more than the ${FULL_DAG_LIMIT} the full layout draws readably, so each op is a dot in its longest-path layer (${r.layout.layers} layers), edges hidden. Hover a dot for its details.`
-      : `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details.`;
+      : `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details; ctrl+scroll (or pinch) to zoom, drag to pan, double-click to fit.`;
     this.dag = drawDag(this.dagHost, {
       model: r.model,
       layout: r.layout,
