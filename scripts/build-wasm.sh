@@ -23,6 +23,13 @@ fi
 cargo build --profile wasm-release --target wasm32-unknown-unknown -p peakorder-wasm
 input=target/wasm32-unknown-unknown/wasm-release/peakorder_wasm.wasm
 
+# wasm-opt: the one pinned in package-lock.json (npm's binaryen) first. Debian's binaryen 108
+# cannot parse what rustc 1.8x+/wasm-bindgen 0.2.1xx emit (table.fill), so a system wasm-opt is
+# only a fallback, and a failing wasm-opt leaves the (larger, still valid) unoptimised file.
+wasm_opt=
+for w in node_modules/.bin/wasm-opt "$(command -v wasm-opt || true)"; do
+  if [ -n "$w" ] && [ -x "$w" ]; then wasm_opt=$w; break; fi
+done
 # The features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept them.
 opt_features=(--enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int
   --enable-bulk-memory --enable-reference-types --enable-multivalue)
@@ -39,11 +46,13 @@ for target in nodejs web; do
   fi
   rm -rf "$out"
   "$bindgen" --target "$target" --out-dir "$out" --out-name peakorder "$input"
-  if command -v wasm-opt >/dev/null 2>&1; then
-    wasm-opt -Os "${opt_features[@]}" "$wasm" -o "$wasm.opt"
+  if [ -z "$wasm_opt" ]; then
+    echo "build-wasm: wasm-opt not found (npm ci installs it); $wasm is not size-optimised"
+  elif "$wasm_opt" -Os "${opt_features[@]}" "$wasm" -o "$wasm.opt"; then
     mv "$wasm.opt" "$wasm"
   else
-    echo "build-wasm: wasm-opt not found; $wasm is not size-optimised"
+    rm -f "$wasm.opt"
+    echo "build-wasm: $wasm_opt failed; $wasm is not size-optimised"
   fi
   # The package root has no "type"; say which module system each folder's .js files use, so
   # Node, bundlers and the tests read them right whatever the importer is.

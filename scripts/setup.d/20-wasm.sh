@@ -26,18 +26,10 @@ if [ "$have" != "$want" ]; then
     || cargo install wasm-bindgen-cli --version "=$want" --root .tools
 fi
 
-# 3. wasm-opt (Debian's binaryen) for size; the build works without it, only larger.
-if ! command -v wasm-opt >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq >/dev/null || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >/dev/null \
-      || echo "20-wasm: binaryen not installed; wasm-opt will be skipped"
-  fi
-fi
-
-# 4. Node dev dependencies (typescript for the type check), pinned by package-lock.json.
+# 3. Node dev dependencies: typescript (the type check) and binaryen (wasm-opt; Debian's
+#    binaryen 108 is too old for what rustc and wasm-bindgen emit now), pinned by package-lock.json.
 if command -v npm >/dev/null 2>&1; then
-  if [ ! -x node_modules/.bin/tsc ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  if [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund --loglevel=error
   fi
 else

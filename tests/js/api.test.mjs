@@ -50,7 +50,7 @@ test('a cycle throws Error with code "cycle" naming the ops, and the next call s
   const e = assertThrowsCode(() => po.plan(cyclicGraph()), 'cycle');
   assert.match(e.message, /"f"/);
   assert.match(e.message, /"g"/);
-  assert.deepEqual([...e.ops].sort(), ['f', 'g']);
+  assert.deepEqual([...new Set(e.ops)].sort(), ['f', 'g']);
   for (let i = 0; i < 3; i++) {
     assertThrowsCode(() => po.validate(cyclicGraph()), 'cycle');
     assert.equal(po.plan(seedGraph()).peak_bytes, 3670016);
@@ -145,7 +145,7 @@ test('simulate: the DESIGN.md §5 shape plus Float64Array series', () => {
 test('simulate refuses bad orders with the right codes', () => {
   const g = seedGraph(2);
   const order = po.plan(g).order;
-  assertThrowsCode(() => po.simulate(g, order.slice(1)), 'missing_op');
+  assertThrowsCode(() => po.simulate(g, order.slice(0, -1)), 'missing_op');
   assertThrowsCode(() => po.simulate(g, [...order, order[0]]), 'repeated_op');
   assertThrowsCode(() => po.simulate(g, ['nope', ...order]), 'unknown_op', '"nope"');
   assertThrowsCode(() => po.simulate(g, [...order].reverse()), 'not_topological');

@@ -78,7 +78,9 @@ for (const [file, want] of Object.entries(invalid)) {
     const text = readFileSync(join(invalidDir, file), 'utf8');
     assertThrowsCode(() => po.validate(text), want.code, want.mentions);
     assertThrowsCode(() => po.plan(text), want.code, want.mentions);
-    // As an object too, where the text is JSON at all (same parser, same verdict).
+    // As an object too, where the text is JSON at all (same parser, same verdict), and holds no
+    // integer a JS number cannot carry exactly (JSON.parse would round it: docs/wasm.md).
+    if (/\d{16,}/.test(text)) return;
     let obj;
     try {
       obj = JSON.parse(text);

@@ -107,7 +107,9 @@ test('random mutations of valid graphs throw only coded errors', () => {
     const order = g.ops.map((o) => o.id);
     for (let k = 1 + int(3); k > 0; k--) {
       // Pick a random object or array inside the graph and break one of its entries.
-      const targets = [g, ...g.tensors, ...g.ops, g.tensors, g.ops];
+      const targets = [g, g.tensors, g.ops, ...(Array.isArray(g.tensors) ? g.tensors : []),
+        ...(Array.isArray(g.ops) ? g.ops : [])].filter((t) => t !== null && typeof t === 'object');
+      if (!targets.length) continue;
       const t = pick(targets);
       const keys = Array.isArray(t) ? [...t.keys()] : [...Object.keys(t), 'bytes', 'alias_of', 'shape', 'dtype', 'donated', 'inputs', 'outputs', 'workspace', 'oops'];
       if (!keys.length) continue;

@@ -9,7 +9,7 @@
 //! unusable. Every fallible step returns a coded error instead.
 
 use peakorder::{Clock, Graph, Method, PlanOptions};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -172,47 +172,57 @@ fn read_graph(graph: &JsValue) -> JsResult<Graph> {
     Ok(Graph::from_json(&text)?)
 }
 
-/// `{method?, budget_ms?, max_states?}` as given by JS; unknown keys are refused (a typo must
-/// not be silently ignored, as in the graph format).
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct OptionsIn {
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    budget_ms: Option<f64>,
-    #[serde(default)]
-    max_states: Option<u64>,
-}
-
+/// `{method?, budget_ms?, max_states?}`. Read through JSON text like the graph: `JSON.stringify`
+/// is the one JS call, and it reports throwing getters, proxies, BigInts and cycles as errors
+/// (an exception unwinding through wasm frames would skip Rust's clean-up instead). NaN and
+/// Infinity become `null` in JSON, so `null` is refused rather than read as "not given".
 fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> {
     let mut opts = PlanOptions::default();
     if options.is_undefined() || options.is_null() {
         return Ok(opts);
     }
-    if !options.is_object() || js_sys::Array::is_array(options) {
-        return Err(JsErr::invalid("options must be an object"));
+    let not_object = || JsErr::invalid("options must be an object");
+    if options.as_string().is_some() {
+        return Err(not_object());
     }
-    let o: OptionsIn = serde_wasm_bindgen::from_value(options.clone())
-        .map_err(|e| JsErr::invalid(format!("options: {e}")))?;
-    if let Some(m) = o.method {
-        if !allow_method {
-            return Err(JsErr::invalid(
-                "options: compare runs every method; `method` does not apply",
-            ));
+    let text = json_text(options, "the options", codes::INVALID_ARGUMENT)?;
+    let map = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => return Err(not_object()),
+    };
+    let known = if allow_method {
+        "method, budget_ms, max_states"
+    } else {
+        "budget_ms, max_states"
+    };
+    for (key, value) in &map {
+        match key.as_str() {
+            "method" if allow_method => {
+                let name = value
+                    .as_str()
+                    .ok_or_else(|| JsErr::invalid("options: method must be a string"))?;
+                opts.method = name.parse::<Method>()?;
+            }
+            "budget_ms" => match value.as_f64() {
+                Some(b) if b >= 0.0 => opts.budget_ms = Some(b),
+                _ => {
+                    return Err(JsErr::invalid(
+                        "options: budget_ms must be a finite number >= 0",
+                    ))
+                }
+            },
+            "max_states" => {
+                opts.max_states = value.as_u64().ok_or_else(|| {
+                    JsErr::invalid("options: max_states must be a whole number >= 0 below 2^64")
+                })?;
+            }
+            _ => {
+                return Err(JsErr::invalid(format!(
+                    "options: unknown option {}: expected one of {known}",
+                    peakorder::error::show_id(key)
+                )))
+            }
         }
-        opts.method = m.parse::<Method>()?;
-    }
-    if let Some(b) = o.budget_ms {
-        if !(b.is_finite() && b >= 0.0) {
-            return Err(JsErr::invalid(format!(
-                "options: budget_ms must be a finite number >= 0, got {b}"
-            )));
-        }
-        opts.budget_ms = Some(b);
-    }
-    if let Some(n) = o.max_states {
-        opts.max_states = n;
     }
     Ok(opts)
 }
