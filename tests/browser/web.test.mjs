@@ -101,6 +101,17 @@ test('the page plans the seed example in a worker and shows it', async () => {
   await page.dblclick('.po-dag-svg');
   assert.equal(await zoom(), z0);
   await page.mouse.move(5, 5);
+  // Hovering the chart shows both orders at that step.
+  const hit = await page.locator('.po-hit').boundingBox();
+  await page.mouse.move(hit.x + hit.width * 0.26, hit.y + hit.height / 2);
+  assert.match(await page.textContent('.po-tooltip'), /step 11.*program.*mm1_0.*5\.50 MiB/s);
+  await page.mouse.move(5, 5);
+  // The plan downloads as the DESIGN.md §3 JSON.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download plan (JSON)')]);
+  const plan = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(plan.peak_bytes, 3.5 * MiB);
+  assert.equal(plan.order.length, seed.ops.length);
+  assert.equal(plan.program_order_peak_bytes, 5.5 * MiB);
   await shot(page, 'page-seed.png');
   // The other seed: already in the good order.
   await page.selectOption('[data-testid="example"]', 'seed-thunder');
@@ -189,7 +200,8 @@ test('the embedded view: mount() and the anywidget render()', async () => {
         import { mount, render } from '/peakorder-view.js';
         import widget from '/peakorder-view.js';
         window.graph = ${JSON.stringify(seed)};
-        window.handle = mount(document.getElementById('a'), window.graph, {});
+        // Fusion regions given by the caller are outlined.
+        window.handle = mount(document.getElementById('a'), window.graph, { regions: [['relu1_0', 'mm1_0', 'relu2_0']] });
         // A minimal anywidget model: get/on/off over a map of traits.
         const traits = { graph: JSON.stringify(window.graph), method: null };
         const handlers = {};
@@ -207,6 +219,7 @@ test('the embedded view: mount() and the anywidget render()', async () => {
   assertSeedView(await readView(page, '#a .po-root'), 'mount');
   assertSeedView(await readView(page, '#b .po-root'), 'anywidget render');
   assert.equal(await page.evaluate(() => window.sameRender), true);
+  assert.equal(await page.locator('#a .po-region').count(), 1, 'fusion region outlined');
   assert.equal(await page.locator('.po-controls').count(), 0, 'no loader controls when embedded');
   await page.locator('#a').screenshot({ path: join(shots, 'embed-mount.png') });
   // A trait change re-plans.

@@ -54,8 +54,14 @@ export function mount(element, graph, options = {}) {
   const opts = { ...DEFAULTS, ...options };
   const view = new View(element, opts);
   let text = graphText(graph);
-  if (text === null && opts.example) text = graphText(EXAMPLES.find((e) => e.key === opts.example)?.graph());
-  const ready = text === null ? view.idle() : view.load(text, opts.exampleLabel || 'graph');
+  let label = opts.exampleLabel || 'graph';
+  const example = text === null && opts.example ? EXAMPLES.find((e) => e.key === opts.example) : null;
+  if (example) {
+    text = graphText(example.graph());
+    label = example.label;
+    if (view.exampleSel) view.exampleSel.value = example.key;
+  }
+  const ready = text === null ? view.idle() : view.load(text, label);
   return {
     ready,
     update: (g, o = {}) => {
@@ -235,6 +241,8 @@ class View {
     const seq = ++this.seq;
     this.text = text;
     this.source = source;
+    // The picker shows an example only while one is shown (so picking it again reloads it).
+    if (this.exampleSel && !EXAMPLES.some((e) => e.label === source)) this.exampleSel.value = '';
     this.root.dataset.state = 'planning';
     this.setStatus(`Planning ${source}…`);
     const p = planner();
