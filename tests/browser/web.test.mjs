@@ -239,6 +239,27 @@ test('the embedded view: mount() and the anywidget render()', async () => {
   await page.close();
 });
 
+test('a page whose Content-Security-Policy refuses workers still plans, in-page', async () => {
+  const { page, problems } = await openPage(browser.context);
+  await page.route(`${base}/csp.html`, (r) => r.fulfill({
+    contentType: 'text/html',
+    headers: { 'content-security-policy': "worker-src 'none'" },
+    body: `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
+      <div id="a" style="width:1000px"></div>
+      <script type="module">
+        import { mount } from '/peakorder-view.js';
+        mount(document.getElementById('a'), ${JSON.stringify(JSON.stringify(seed))});
+      </script></body></html>`,
+  }));
+  await page.goto(`${base}/csp.html`);
+  const v = await readView(page);
+  assertSeedView(v, 'CSP page');
+  assert.match(v.status, /in-page\)$/, 'planned in-page');
+  // The browser reports the refused worker itself; nothing else may go wrong.
+  assert.deepEqual(problems.filter((p) => !/Content Security Policy/.test(p)), []);
+  await page.close();
+});
+
 test('peakorder report writes one file that works from disk with the network off', async () => {
   assert.ok(existsSync(bin), `${bin} is not built (scripts/test.sh builds it)`);
   const out = join(tmp, 'report.html');

@@ -37,10 +37,10 @@ export function randomGraph(n, seed = 7) {
 }
 
 export const EXAMPLES = [
-  { key: 'seed-nvfuser', label: 'Seed: nvFuser, ten parallel paths run breadth-first (40 ops)', graph: () => breadth },
-  { key: 'seed-thunder', label: 'Seed: Thunder, the same paths written path by path (40 ops)', graph: () => paths },
+  { key: 'seed-nvfuser', label: 'Seed: nvFuser order, breadth-first (40 ops)', graph: () => breadth },
+  { key: 'seed-thunder', label: 'Seed: Thunder report, path by path (40 ops)', graph: () => paths },
   { key: 'fork-join', label: 'Fork-join (5 ops)', graph: () => forkJoin },
   { key: 'views', label: 'Views sharing storage (small)', graph: () => views },
   { key: 'random-300', label: 'Random graph, 300 ops', graph: () => randomGraph(300) },
-  { key: 'random-5000', label: 'Random graph, 5,000 ops (simplified DAG)', graph: () => randomGraph(5000) },
+  { key: 'random-5000', label: 'Random graph, 5,000 ops', graph: () => randomGraph(5000) },
 ];

@@ -20,17 +20,40 @@ class Planner {
     this.next = 1;
     this.pending = new Map();
     this.mode = 'worker';
+    this.sent = new Map(); // requests the worker has not answered, to replay in-page
+    this.started = false;
     try {
       const url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
       this.worker = new Worker(url);
-      this.worker.onmessage = (ev) => this.settle(ev.data);
-      this.worker.onerror = (ev) => this.failAll(ev.message || 'the planner worker failed');
+      this.worker.onmessage = (ev) => {
+        this.started = true;
+        this.sent.delete(ev.data.id);
+        this.settle(ev.data);
+      };
+      this.worker.onerror = (ev) => {
+        // A worker refused before it ever answered (a Content-Security-Policy without blob:
+        // in worker-src, as some notebook front ends set): plan in-page instead.
+        if (!this.started) this.fallBack();
+        else this.failAll(ev.message || 'the planner worker failed');
+      };
     } catch {
-      // A page whose Content-Security-Policy refuses blob: workers: plan in-page instead.
       this.worker = null;
       this.mode = 'in-page';
     }
     this.ready = this.request({ type: 'init', wasm: wasmBytes() });
+  }
+
+  fallBack() {
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.mode = 'in-page';
+    const replay = [...this.sent.values()];
+    this.sent.clear();
+    for (const msg of replay) this.runInPage(msg);
+  }
+
+  runInPage(msg) {
+    import('./engine.js').then(async ({ handle }) => this.settle((await handle(msg))[0]));
   }
 
   settle(reply) {
@@ -50,9 +73,10 @@ class Planner {
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
     const full = { ...msg, id };
     if (this.worker) {
+      this.sent.set(id, full);
       this.worker.postMessage(full);
     } else {
-      import('./engine.js').then(async ({ handle }) => this.settle((await handle(full))[0]));
+      this.runInPage(full);
     }
     return promise;
   }
