@@ -150,32 +150,36 @@ function drawRegions(svg, layout, model, regions) {
 function drawSimple(host, { model, layout, t, live, hover }) {
   const n = model.ops.length;
   const dpr = window.devicePixelRatio || 1;
+  // Squeeze the layers to the panel's width (an overview); rows keep their spacing.
+  const sx = Math.min(1, (host.clientWidth || layout.width) / layout.width);
+  const W = layout.width * sx;
+  const X = (v) => layout.x[v] * sx;
   const canvas = document.createElement('canvas');
   canvas.className = 'po-dag-canvas';
-  canvas.width = Math.ceil(layout.width * dpr);
+  canvas.width = Math.ceil(W * dpr);
   canvas.height = Math.ceil(layout.height * dpr);
-  canvas.style.width = `${layout.width}px`;
+  canvas.style.width = `${W}px`;
   canvas.style.height = `${layout.height}px`;
   canvas.dataset.nodes = String(n);
   host.appendChild(canvas);
   const ctx = canvas.getContext('2d');
   ctx.scale(dpr, dpr);
-  const r = Math.max(1, Math.min(4, Math.min(layout.dx, layout.dy) / 2 - 0.5));
+  const r = Math.max(1, Math.min(4, Math.min(layout.dx * sx, layout.dy) / 2 - 0.5));
   const draw = (hl) => {
-    ctx.clearRect(0, 0, layout.width, layout.height);
+    ctx.clearRect(0, 0, W, layout.height);
     for (let v = 0; v < n; v++) {
       ctx.fillStyle = viridis(t(v));
-      ctx.fillRect(layout.x[v] - r, layout.y[v] - r, 2 * r, 2 * r);
+      ctx.fillRect(X(v) - r, layout.y[v] - r, 2 * r, 2 * r);
     }
     ctx.strokeStyle = '#d62728';
     ctx.lineWidth = 1.5;
     for (let v = 0; v < n; v++) {
-      if (model.ops[v].outputs.some((tt) => live.has(tt))) ctx.strokeRect(layout.x[v] - r - 1.5, layout.y[v] - r - 1.5, 2 * r + 3, 2 * r + 3);
+      if (model.ops[v].outputs.some((tt) => live.has(tt))) ctx.strokeRect(X(v) - r - 1.5, layout.y[v] - r - 1.5, 2 * r + 3, 2 * r + 3);
     }
     if (hl !== null && hl !== undefined) {
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 2;
-      ctx.strokeRect(layout.x[hl] - r - 3, layout.y[hl] - r - 3, 2 * r + 6, 2 * r + 6);
+      ctx.strokeRect(X(hl) - r - 3, layout.y[hl] - r - 3, 2 * r + 6, 2 * r + 6);
     }
   };
   draw(null);
@@ -183,7 +187,7 @@ function drawSimple(host, { model, layout, t, live, hover }) {
     const b = canvas.getBoundingClientRect();
     const mx = ev.clientX - b.left;
     const my = ev.clientY - b.top;
-    const col = layout.cols[Math.floor((mx - 8) / layout.dx)];
+    const col = layout.cols[Math.floor((mx / sx - 8) / layout.dx)];
     if (!col) return null;
     const v = col[Math.floor((my - 8) / layout.dy)];
     return v === undefined ? null : v;
