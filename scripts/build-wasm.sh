@@ -40,7 +40,8 @@ for target in nodejs web; do
     web) out=pkg/web; type=module ;;
   esac
   wasm=$out/peakorder_bg.wasm
-  if [ -f "$wasm" ] && [ "$wasm" -nt "$input" ] && [ "$out/.built" -nt "$input" ]; then
+  stamp=target/wasm-bindgen-$target.stamp
+  if [ -f "$wasm" ] && [ "$wasm" -nt "$input" ] && [ "$stamp" -nt "$input" ]; then
     echo "build-wasm: $out is up to date"
     continue
   fi
@@ -57,7 +58,7 @@ for target in nodejs web; do
   # The package root has no "type"; say which module system each folder's .js files use, so
   # Node, bundlers and the tests read them right whatever the importer is.
   printf '{"type": "%s"}\n' "$type" > "$out/package.json"
-  touch "$out/.built"
+  touch "$stamp"
   raw=$(wc -c < "$wasm")
   gz=$(gzip -9 -c "$wasm" | wc -c)
   echo "build-wasm: $wasm: $raw bytes, $gz gzipped"

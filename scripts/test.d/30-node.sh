@@ -19,8 +19,40 @@ if (code !== "cycle") throw new Error("cycle code " + code);
 if (plan(seedGraph()).peak_bytes !== 3670016) throw new Error("unusable after an error");
 console.log("seed graph: " + p.peak_bytes + " bytes (3.5 MiB); cycle -> code " + code + "; next call ok");
 '
+echo "-- the packed package, installed in a scratch project (files, exports, node -e)"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+npm pack --silent --pack-destination "$scratch" >/dev/null
+node --input-type=module -e '
+import { writeFileSync } from "node:fs";
+import { seedGraph, cyclicGraph } from "./tests/js/graphs.mjs";
+writeFileSync(process.argv[1] + "/seed.json", JSON.stringify(seedGraph()));
+writeFileSync(process.argv[1] + "/cycle.json", JSON.stringify(cyclicGraph()));
+' "$scratch"
+(
+  cd "$scratch"
+  echo '{"name": "scratch", "private": true}' > package.json
+  npm install --silent --no-audit --no-fund --offline ./peakorder-*.tgz
+  node -e '
+const { plan } = require("peakorder");
+const fs = require("fs");
+const p = plan(fs.readFileSync("seed.json", "utf8"));
+if (p.peak_bytes !== 3670016) throw new Error("seed peak " + p.peak_bytes);
+try { plan(fs.readFileSync("cycle.json", "utf8")); throw new Error("no error"); }
+catch (e) { if (e.code !== "cycle") throw e; }
+console.log("require: seed graph " + p.peak_bytes + " bytes; cycle -> " + "cycle");
+'
+  node --input-type=module -e '
+import init, { plan } from "peakorder";
+import { readFileSync } from "node:fs";
+await init();
+const p = plan(JSON.parse(readFileSync("seed.json", "utf8")));
+if (p.peak_bytes !== 3670016) throw new Error("seed peak " + p.peak_bytes);
+console.log("import: seed graph " + p.peak_bytes + " bytes");
+'
+)
 echo "-- node --test"
-node --test tests/js/
+node --test tests/js/*.test.mjs
 echo "-- bench (informational; scripts/bench-wasm.mjs)"
 if [ -x target/release/peakorder ]; then
   node scripts/bench-wasm.mjs --reps 7 || echo "bench-wasm failed (not a test)"
