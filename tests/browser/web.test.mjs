@@ -291,3 +291,11 @@ test('peakorder report writes one file that works from disk with the network off
   await shot(page, 'report-seed.png');
   await page.close();
 });
+
+test('the npm package exports the view as peakorder/view and ships it', () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  assert.equal(pkg.exports['./view'].default, './www/dist/peakorder-view.js');
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+  const files = packed[0].files.map((f) => f.path);
+  for (const f of ['www/dist/peakorder-view.js', 'www/view.d.ts']) assert.ok(files.includes(f), `${f} in the package`);
+});
