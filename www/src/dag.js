@@ -61,9 +61,16 @@ export function drawDag(host, { model, layout, rank, liveAtPeak, regions, hover 
     setBox({ x: px - (px - box.x) * f, y: py - (py - box.y) * f, w, h: box.h * f });
   }, { passive: false });
   let drag = null;
-  svg.addEventListener('mousedown', (ev) => { drag = { x: ev.clientX, y: ev.clientY, box }; svg.classList.add('po-panning'); });
-  window.addEventListener('mouseup', () => { drag = null; svg.classList.remove('po-panning'); });
-  svg.addEventListener('mousemove', (ev) => {
+  svg.addEventListener('pointerdown', (ev) => {
+    if (ev.button !== 0) return;
+    drag = { x: ev.clientX, y: ev.clientY, box };
+    svg.setPointerCapture(ev.pointerId);
+    svg.classList.add('po-panning');
+  });
+  const stop = () => { drag = null; svg.classList.remove('po-panning'); };
+  svg.addEventListener('pointerup', stop);
+  svg.addEventListener('pointercancel', stop);
+  svg.addEventListener('pointermove', (ev) => {
     if (!drag) return;
     const r = svg.getBoundingClientRect();
     setBox({ ...drag.box, x: drag.box.x - ((ev.clientX - drag.x) / r.width) * drag.box.w, y: drag.box.y - ((ev.clientY - drag.y) / r.height) * drag.box.h });
