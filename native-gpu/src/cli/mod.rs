@@ -14,6 +14,7 @@ mod fuse;
 mod input;
 mod plan;
 mod run;
+mod report;
 mod simulate;
 mod table;
 
@@ -111,6 +112,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write one self-contained HTML page (the web view, scripts and wasm inlined) for GRAPH:
+    /// it works offline from disk and inside notebooks (docs/web.md).
+    Report {
+        /// Graph JSON file, or `-` for stdin.
+        graph: PathBuf,
+        /// Planning method (default: as `peakorder plan`).
+        #[arg(long, short)]
+        method: Option<String>,
+        /// Time budget for searches, in milliseconds.
+        #[arg(long, default_value_t = 100.0)]
+        budget_ms: f64,
+        /// The HTML file to write.
+        #[arg(long, short)]
+        output: PathBuf,
+    },
     /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
     Demo {
         #[arg(long)]
@@ -191,5 +207,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             output,
             json,
         } => fuse::run(&graph, peak_limit, budget_ms, output.as_deref(), json),
+        Command::Report {
+            graph,
+            method,
+            budget_ms,
+            output,
+        } => report::run(&graph, method.as_deref(), budget_ms, &output),
     }
 }

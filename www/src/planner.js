@@ -1,0 +1,94 @@
+// The page's side of the planner: one Web Worker per page, shared by every mounted view, fed
+// with the wasm bytes that the bundle carries (base64), so the same code runs from a web server,
+// from a file:// report and inside a notebook without fetching anything.
+
+import workerSource from 'virtual:worker-source';
+import wasmBase64 from 'virtual:wasm-base64';
+
+let shared = null;
+
+function wasmBytes() {
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(wasmBase64);
+  const bin = atob(wasmBase64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+class Planner {
+  constructor() {
+    this.next = 1;
+    this.pending = new Map();
+    this.mode = 'worker';
+    this.sent = new Map(); // requests the worker has not answered, to replay in-page
+    this.started = false;
+    try {
+      const url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
+      this.worker = new Worker(url);
+      this.worker.onmessage = (ev) => {
+        this.started = true;
+        this.sent.delete(ev.data.id);
+        this.settle(ev.data);
+      };
+      this.worker.onerror = (ev) => {
+        // A worker refused before it ever answered (a Content-Security-Policy without blob:
+        // in worker-src, as some notebook front ends set): plan in-page instead.
+        if (!this.started) this.fallBack();
+        else this.failAll(ev.message || 'the planner worker failed');
+      };
+    } catch {
+      this.worker = null;
+      this.mode = 'in-page';
+    }
+    this.ready = this.request({ type: 'init', wasm: wasmBytes() });
+  }
+
+  fallBack() {
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    this.mode = 'in-page';
+    const replay = [...this.sent.values()];
+    this.sent.clear();
+    for (const msg of replay) this.runInPage(msg);
+  }
+
+  runInPage(msg) {
+    import('./engine.js').then(async ({ handle }) => this.settle((await handle(msg))[0]));
+  }
+
+  settle(reply) {
+    const p = this.pending.get(reply.id);
+    if (!p) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) p.resolve(reply.result);
+    else p.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+  }
+
+  failAll(message) {
+    for (const [id] of this.pending) this.settle({ id, ok: false, error: { message, code: 'worker' } });
+  }
+
+  request(msg) {
+    const id = this.next++;
+    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const full = { ...msg, id };
+    if (this.worker) {
+      this.sent.set(id, full);
+      this.worker.postMessage(full);
+    } else {
+      this.runInPage(full);
+    }
+    return promise;
+  }
+
+  async analyze(graphText, options) {
+    await this.ready;
+    return this.request({ type: 'analyze', graph: graphText, options });
+  }
+}
+
+/** The page's planner, started on first use. */
+export function planner() {
+  if (!shared) shared = new Planner();
+  return shared;
+}

@@ -1,0 +1,474 @@
+// The peakorder view: summary, memory-over-time chart, DAG, planned order, live-at-peak tensors,
+// hover details and a plan download. `mount` puts it in any element (the static page, notebooks,
+// the self-contained report); `render` is the anywidget entry.
+
+import css from './style.css';
+import { planner } from './planner.js';
+import { drawChart } from './chart.js';
+import { drawDag } from './dag.js';
+import { EXAMPLES } from './examples.js';
+import { FULL_DAG_LIMIT } from './layout.js';
+import { formatBytes, formatDelta, formatMs, plural, viridis, escapeHtml } from './format.js';
+
+const STYLE_ID = 'peakorder-view-style';
+
+function injectStyle(element) {
+  const root = element.getRootNode();
+  const target = root instanceof ShadowRoot ? root : document.head;
+  if (target.querySelector && target.querySelector(`#${STYLE_ID}`)) return;
+  const style = document.createElement('style');
+  style.id = STYLE_ID;
+  style.textContent = css;
+  target.appendChild(style);
+}
+
+function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function graphText(graph) {
+  if (graph === null || graph === undefined) return null;
+  return typeof graph === 'string' ? graph : JSON.stringify(graph);
+}
+
+const DEFAULTS = { method: null, budget_ms: 1000, controls: false, chartHeight: 280 };
+
+/**
+ * Mounts the view in `element` and plans `graph` (a peakorder/1 object or JSON text; may be null
+ * when `options.controls` lets the user load one). Options: `method` (default: the core's
+ * default), `budget_ms`, `max_states`, `controls` (file picker, drag and drop, paste, examples,
+ * method and budget pickers), `example` (key of a built-in example to start with),
+ * `chartHeight`, `regions` (fusion regions to outline: arrays of op ids).
+ * Returns {ready, update(graph, options), destroy(), result()}; `ready` resolves after the first
+ * plan is drawn (or rejects with the planner's error, which is also shown in the view).
+ */
+export function mount(element, graph, options = {}) {
+  injectStyle(element);
+  const opts = { ...DEFAULTS, ...options };
+  const view = new View(element, opts);
+  let text = graphText(graph);
+  let label = opts.exampleLabel || 'graph';
+  const example = text === null && opts.example ? EXAMPLES.find((e) => e.key === opts.example) : null;
+  if (example) {
+    text = graphText(example.graph());
+    label = example.label;
+    if (view.exampleSel) view.exampleSel.value = example.key;
+  }
+  const ready = text === null ? view.idle() : view.load(text, label);
+  return {
+    ready,
+    update: (g, o = {}) => {
+      Object.assign(view.opts, o);
+      view.syncControls();
+      return view.load(graphText(g) ?? view.text, 'graph');
+    },
+    result: () => view.last,
+    destroy: () => view.destroy(),
+  };
+}
+
+/**
+ * anywidget entry: the model's traits are `graph` (JSON text or object), and optionally `method`,
+ * `budget_ms`, `controls`. Re-plans when they change; returns the clean-up function.
+ */
+export function render({ model, el }) {
+  const options = () => ({
+    method: model.get('method') || null,
+    budget_ms: model.get('budget_ms') || DEFAULTS.budget_ms,
+    controls: !!model.get('controls'),
+  });
+  const handle = mount(el, model.get('graph') || null, options());
+  const onChange = () => handle.update(model.get('graph') || null, options()).catch(() => {});
+  for (const k of ['graph', 'method', 'budget_ms']) model.on(`change:${k}`, onChange);
+  handle.ready.catch(() => {});
+  return () => {
+    for (const k of ['graph', 'method', 'budget_ms']) model.off(`change:${k}`, onChange);
+    handle.destroy();
+  };
+}
+
+class View {
+  constructor(element, opts) {
+    this.opts = opts;
+    this.text = null;
+    this.last = null;
+    this.seq = 0;
+    this.methods = null;
+    this.root = h('div', { class: 'po-root', 'data-state': 'idle' });
+    this.tooltip = h('div', { class: 'po-tooltip', role: 'tooltip', hidden: true });
+    this.status = h('div', { class: 'po-status', 'aria-live': 'polite' });
+    this.summary = h('section', { class: 'po-summary', 'data-testid': 'summary' });
+    this.chartHost = h('div', { class: 'po-chart', 'data-testid': 'chart' });
+    this.dagHost = h('div', { class: 'po-dag', 'data-testid': 'dag' });
+    this.dagNote = h('p', { class: 'po-note' });
+    this.orderList = h('ol', { class: 'po-order', 'data-testid': 'order' });
+    this.liveList = h('ul', { class: 'po-live', 'data-testid': 'live' });
+    this.liveTitle = h('h3', {}, 'Live at the planned peak');
+    this.downloadBtn = h('button', { class: 'po-btn', type: 'button', disabled: true, onclick: () => this.download() }, 'Download plan (JSON)');
+    this.legend = h('div', { class: 'po-legend', 'data-testid': 'chart-legend' });
+    this.dagLegend = h('div', { class: 'po-legend' },
+      'op colour = position in the planned order: first ',
+      h('span', { class: 'po-gradient' }), ' last · ',
+      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input)');
+    this.controls = opts.controls ? this.buildControls() : null;
+    this.root.append(
+      ...(this.controls ? [this.controls] : []),
+      this.status,
+      this.summary,
+      h('section', { class: 'po-panel' }, h('h3', {}, 'Memory over time'), this.legend, this.chartHost),
+      h('section', { class: 'po-panel' }, h('h3', {}, 'Dataflow graph'), this.dagLegend, this.dagNote, this.dagHost),
+      h('div', { class: 'po-columns' },
+        h('section', { class: 'po-panel' }, h('h3', {}, 'Planned order'), this.orderList, this.downloadBtn),
+        h('section', { class: 'po-panel' }, this.liveTitle, this.liveList)),
+      this.tooltip,
+    );
+    element.appendChild(this.root);
+    this.element = element;
+    this.resize = new ResizeObserver(() => this.redrawChart());
+    this.resize.observe(this.chartHost);
+    this.width = 0;
+  }
+
+  destroy() {
+    this.resize.disconnect();
+    if (this.dropHandlers) for (const [ev, fn] of this.dropHandlers) window.removeEventListener(ev, fn);
+    this.root.remove();
+  }
+
+  // ---- controls: examples, file picker, drag and drop, paste, method and budget ----
+
+  buildControls() {
+    this.exampleSel = h('select', { class: 'po-select', 'aria-label': 'Example graph', 'data-testid': 'example' },
+      h('option', { value: '' }, 'Examples…'),
+      ...EXAMPLES.map((e) => h('option', { value: e.key }, e.label)));
+    this.exampleSel.addEventListener('change', () => {
+      const ex = EXAMPLES.find((e) => e.key === this.exampleSel.value);
+      if (ex) this.load(JSON.stringify(ex.graph()), ex.label).catch(() => {});
+    });
+    this.fileInput = h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'data-testid': 'file' });
+    this.fileInput.addEventListener('change', () => {
+      const f = this.fileInput.files[0];
+      if (f) this.loadFile(f);
+      this.fileInput.value = '';
+    });
+    this.methodSel = h('select', { class: 'po-select', 'aria-label': 'Method', 'data-testid': 'method' });
+    this.budget = h('input', { class: 'po-input', type: 'number', min: '1', step: '100', value: String(this.opts.budget_ms), 'aria-label': 'Budget (ms)', 'data-testid': 'budget' });
+    this.pasteBox = h('textarea', { class: 'po-paste', placeholder: 'Paste a peakorder/1 graph (JSON) here, then press “Plan pasted graph”.', hidden: true, 'data-testid': 'paste' });
+    this.pasteBtn = h('button', { class: 'po-btn', type: 'button', hidden: true, onclick: () => this.load(this.pasteBox.value, 'pasted graph').catch(() => {}) }, 'Plan pasted graph');
+    const replan = h('button', { class: 'po-btn po-btn-primary', type: 'button', 'data-testid': 'plan', onclick: () => this.text && this.load(this.text, this.source).catch(() => {}) }, 'Plan');
+    this.methodSel.addEventListener('change', () => { this.opts.method = this.methodSel.value; });
+    this.budget.addEventListener('change', () => { this.opts.budget_ms = Number(this.budget.value) || DEFAULTS.budget_ms; });
+    const bar = h('div', { class: 'po-controls' },
+      this.exampleSel,
+      h('button', { class: 'po-btn', type: 'button', onclick: () => this.fileInput.click() }, 'Open file…'),
+      h('button', { class: 'po-btn', type: 'button', onclick: () => { this.pasteBox.hidden = !this.pasteBox.hidden; this.pasteBtn.hidden = this.pasteBox.hidden; if (!this.pasteBox.hidden) this.pasteBox.focus(); } }, 'Paste JSON…'),
+      h('span', { class: 'po-sep' }),
+      h('label', { class: 'po-label' }, 'method ', this.methodSel),
+      h('label', { class: 'po-label' }, 'budget ', this.budget, ' ms'),
+      replan,
+      this.fileInput,
+      h('span', { class: 'po-hint' }, 'or drop a .json file anywhere'));
+    // Drag and drop anywhere on the page.
+    const over = (ev) => { ev.preventDefault(); this.root.classList.add('po-dropping'); };
+    const leave = (ev) => { if (!ev.relatedTarget) this.root.classList.remove('po-dropping'); };
+    const drop = (ev) => {
+      ev.preventDefault();
+      this.root.classList.remove('po-dropping');
+      const f = ev.dataTransfer && ev.dataTransfer.files[0];
+      if (f) this.loadFile(f);
+      else if (ev.dataTransfer) {
+        const t = ev.dataTransfer.getData('text/plain');
+        if (t) this.load(t, 'dropped text').catch(() => {});
+      }
+    };
+    // Pasting a graph anywhere but in a text field plans it.
+    const paste = (ev) => {
+      const tag = (ev.target && ev.target.tagName) || '';
+      if (tag === 'TEXTAREA' || tag === 'INPUT') return;
+      const t = ev.clipboardData && ev.clipboardData.getData('text/plain');
+      if (t && t.trim().startsWith('{')) {
+        ev.preventDefault();
+        this.load(t, 'pasted graph').catch(() => {});
+      }
+    };
+    this.dropHandlers = [['dragover', over], ['dragleave', leave], ['drop', drop], ['paste', paste]];
+    for (const [ev, fn] of this.dropHandlers) window.addEventListener(ev, fn);
+    return h('div', {}, bar, this.pasteBox, this.pasteBtn);
+  }
+
+  syncControls() {
+    if (!this.controls || !this.methods) return;
+    this.methodSel.textContent = '';
+    for (const m of this.methods) this.methodSel.append(h('option', { value: m }, m));
+    this.methodSel.value = this.opts.method || this.defaultMethod();
+    this.budget.value = String(this.opts.budget_ms);
+  }
+
+  defaultMethod() {
+    // Prefer the strongest method the core offers; the list grows as planners land.
+    for (const m of ['auto', 'best', 'greedy']) if (this.methods && this.methods.includes(m)) return m;
+    return this.methods ? this.methods[this.methods.length - 1] : 'greedy';
+  }
+
+  loadFile(file) {
+    file.text().then((t) => this.load(t, file.name)).catch(() => {});
+  }
+
+  async idle() {
+    const p = planner();
+    const info = await p.ready;
+    this.methods = info.methods;
+    this.syncControls();
+    this.setStatus(`Load a graph: pick an example, open or drop a .json file, or paste JSON. (planner ${info.version}, ${p.mode})`);
+    return null;
+  }
+
+  setStatus(msg, kind = 'info') {
+    this.status.textContent = msg;
+    this.status.className = `po-status po-status-${kind}`;
+  }
+
+  // ---- planning ----
+
+  async load(text, source) {
+    const seq = ++this.seq;
+    this.text = text;
+    this.source = source;
+    // The picker shows an example only while one is shown (so picking it again reloads it).
+    if (this.exampleSel && !EXAMPLES.some((e) => e.label === source)) this.exampleSel.value = '';
+    this.root.dataset.state = 'planning';
+    this.setStatus(`Planning ${source}…`);
+    const p = planner();
+    try {
+      const info = await p.ready;
+      this.methods = info.methods;
+      if (this.controls && !this.methodSel.options.length) this.syncControls();
+      const method = this.opts.method || this.defaultMethod();
+      const options = { method, budget_ms: Number(this.opts.budget_ms) || DEFAULTS.budget_ms };
+      if (this.opts.max_states) options.max_states = this.opts.max_states;
+      const t0 = performance.now();
+      const r = await p.analyze(text, options);
+      if (seq !== this.seq) return null; // a newer load superseded this one
+      r.wall_ms = performance.now() - t0;
+      r.source = source;
+      if (this.opts.regions) r.regions = this.opts.regions;
+      this.last = r;
+      this.draw(r);
+      this.root.dataset.state = 'ready';
+      this.setStatus(`${source}: ${plural(r.model.ops.length, 'op')}, ${plural(r.model.tensors.length, 'tensor')} · planned with ${r.plan.method} in ${formatMs(r.plan.elapsed_ms)} (planner ${info.version}, ${p.mode})`);
+      return r;
+    } catch (e) {
+      if (seq !== this.seq) return null;
+      this.root.dataset.state = 'error';
+      this.setStatus(`Cannot plan ${source}: ${e.message}${e.code ? ` [${e.code}]` : ''}`, 'error');
+      throw e;
+    }
+  }
+
+  draw(r) {
+    this.drawSummary(r);
+    this.redrawChart(true);
+    this.drawDag(r);
+    this.drawLists(r);
+    this.downloadBtn.disabled = false;
+  }
+
+  drawSummary(r) {
+    const { plan, program } = r;
+    const inputs = plan.inputs_bytes;
+    const card = (title, value, sub, testid, cls = '') => h('div', { class: `po-card ${cls}` },
+      h('div', { class: 'po-card-title' }, title),
+      h('div', { class: 'po-card-value', 'data-testid': testid }, value),
+      h('div', { class: 'po-card-sub', 'data-testid': `${testid}-sub` }, sub));
+    const progPeak = program ? program.peak_bytes : plan.program_order_peak_bytes;
+    const saved = progPeak != null ? progPeak - plan.peak_bytes : null;
+    const gap = plan.peak_bytes - plan.lower_bound_bytes;
+    this.summary.textContent = '';
+    this.summary.append(
+      card('Program order peak', progPeak != null ? formatBytes(progPeak) : 'n/a',
+        progPeak != null ? `${formatDelta(progPeak - inputs)} above inputs` : (r.programError || 'the file order is not a valid order'),
+        'program-peak', 'po-card-program'),
+      card(`Planned peak (${plan.method})`, formatBytes(plan.peak_bytes),
+        `${formatDelta(plan.peak_bytes - inputs)} above inputs${saved > 0 ? ` · saves ${formatBytes(saved)} (${((100 * saved) / progPeak).toFixed(0)}%)` : saved < 0 ? ` · ${formatBytes(-saved)} more than the program order` : ''}`,
+        'planned-peak', 'po-card-planned'),
+      card('Lower bound', formatBytes(plan.lower_bound_bytes),
+        `${formatDelta(plan.lower_bound_bytes - inputs)} above inputs`, 'lower-bound'),
+      card('Optimal?', plan.optimal ? 'proven' : 'not proven',
+        plan.optimal ? 'planned peak is a proven minimum' : `gap to the lower bound: ${formatBytes(gap)}`,
+        'optimal', plan.optimal ? 'po-card-good' : 'po-card-warn'),
+      card('Inputs', formatBytes(inputs), 'memory at the start', 'inputs'),
+      card('Planning time', formatMs(plan.elapsed_ms),
+        `${plural(r.model.ops.length, 'op')} · budget ${formatMs(Number(this.opts.budget_ms) || DEFAULTS.budget_ms)}`, 'planning-time'),
+    );
+  }
+
+  redrawChart(force = false) {
+    const r = this.last;
+    if (!r) return;
+    const w = this.chartHost.clientWidth;
+    if (!force && w === this.width) return;
+    this.width = w;
+    const orderIds = r.plan.order;
+    const programIds = r.model.ops.map((o) => o.id);
+    const series = [];
+    if (r.program) series.push({ key: 'program', label: 'program', sim: r.program, order: programIds });
+    series.push({ key: 'planned', label: 'planned', sim: r.planned, order: orderIds });
+    const opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
+    drawChart(this.chartHost, {
+      series,
+      lowerBound: r.plan.lower_bound_bytes,
+      inputsBytes: r.plan.inputs_bytes,
+      height: this.opts.chartHeight,
+      onHover: (i, ev) => {
+        if (i === null) {
+          this.hideTip();
+          if (this.dag) this.dag.highlight(null);
+          return;
+        }
+        const rows = series.map((s) => `<tr><th><span class="po-key po-key-${s.key}"></span>${s.label}</th><td>${escapeHtml(s.order[i])}</td><td>${formatBytes(s.sim.during[i])}</td><td>${formatBytes(s.sim.after[i])}</td></tr>`);
+        this.showTip(`<b>step ${i + 1}</b><table><tr><th></th><th>op</th><th>during</th><th>after</th></tr>${rows.join('')}</table>`, ev);
+        if (this.dag) this.dag.highlight(opIx.get(orderIds[i]));
+      },
+    });
+    this.legend.textContent = '';
+    for (const s of series) {
+      this.legend.append(h('span', { class: `po-key po-key-${s.key}` }),
+        h('span', {}, `${s.label} order: peak ${formatBytes(s.sim.peak_bytes)} ${s.describe}`));
+    }
+    this.legend.append(h('span', { class: 'po-key po-key-inputs' }), 'inputs');
+    if (r.plan.lower_bound_bytes > r.plan.inputs_bytes) this.legend.append(h('span', { class: 'po-key po-key-bound' }), 'lower bound');
+  }
+
+  drawDag(r) {
+    const n = r.model.ops.length;
+    this.dagNote.textContent = r.layout.kind === 'simple'
+      ? `Simplified view: ${plural(n, 'op')} is more than the ${FULL_DAG_LIMIT} the full layout draws readably, so each op is a dot in its longest-path layer (${r.layout.layers} layers), edges hidden. Hover a dot for its details.`
+      : `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details; ctrl+scroll (or pinch) to zoom, drag to pan, double-click to fit.`;
+    this.dag = drawDag(this.dagHost, {
+      model: r.model,
+      layout: r.layout,
+      rank: r.rank,
+      liveAtPeak: this.liveAtPeak(r),
+      regions: r.regions,
+      hover: (kind, ix, ev) => this.hoverItem(kind, ix, ev),
+    });
+  }
+
+  liveAtPeak(r) {
+    const tix = new Map(r.model.tensors.map((t, i) => [t.id, i]));
+    return (r.planned.live_at_peak || []).map((id) => tix.get(id)).filter((i) => i !== undefined);
+  }
+
+  drawLists(r) {
+    const n = r.model.ops.length;
+    const opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
+    this.orderList.textContent = '';
+    const frag = document.createDocumentFragment();
+    r.plan.order.forEach((id, k) => {
+      const v = opIx.get(id);
+      const li = h('li', { 'data-op': id },
+        h('span', { class: 'po-swatch', style: `background:${viridis(n > 1 ? k / (n - 1) : 0)}` }),
+        h('code', {}, id),
+        h('span', { class: 'po-dim' }, ` ${formatBytes(r.planned.during[k])}`));
+      li.addEventListener('mouseenter', (ev) => { this.hoverItem('op', v, ev); if (this.dag) this.dag.highlight(v); });
+      li.addEventListener('mouseleave', () => { this.hideTip(); if (this.dag) this.dag.highlight(null); });
+      frag.append(li);
+    });
+    this.orderList.append(frag);
+    const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
+    const total = live.reduce((a, t) => a + r.model.tensors[t].bytes, 0);
+    const k = r.planned.peak_step;
+    this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${typeof k === 'number' && k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ', at the start'})`;
+    this.liveList.textContent = '';
+    for (const t of live) {
+      const tensor = r.model.tensors[t];
+      const li = h('li', {}, h('code', {}, tensor.id), h('span', { class: 'po-dim' }, ` ${formatBytes(tensor.bytes)}${tensor.input ? ' · graph input' : ''}${tensor.output ? ' · graph output' : ''}`));
+      li.addEventListener('mouseenter', (ev) => this.hoverItem('tensor', t, ev));
+      li.addEventListener('mouseleave', () => this.hideTip());
+      this.liveList.append(li);
+    }
+  }
+
+  // ---- hover details ----
+
+  hoverItem(kind, ix, ev) {
+    const r = this.last;
+    if (!kind || !r) {
+      this.hideTip();
+      return;
+    }
+    const T = r.model.tensors;
+    const tname = (t) => `${escapeHtml(T[t].id)} <span class="po-dim">${formatBytes(T[t].bytes)}</span>`;
+    if (kind === 'op') {
+      const o = r.model.ops[ix];
+      const k = r.rank[ix];
+      const rows = [
+        ['kind', escapeHtml(o.kind || '–')],
+        ['inputs', o.inputs.map(tname).join(', ') || '–'],
+        ['outputs', o.outputs.map(tname).join(', ') || '–'],
+        ['workspace', formatBytes(o.workspace)],
+        ['program order', `step ${ix + 1}${r.program ? ` · during ${formatBytes(r.program.during[ix])}` : ''}`],
+        ['planned order', `step ${k + 1} · during ${formatBytes(r.planned.during[k])}, after ${formatBytes(r.planned.after[k])}`],
+      ];
+      if (o.fusible) rows.push(['fusible', escapeHtml(o.fusible)]);
+      this.showTip(`<b>op ${escapeHtml(o.id)}</b>${table(rows)}`, ev);
+    } else {
+      const t = T[ix];
+      const live = new Set(r.planned.live_at_peak || []);
+      const rows = [
+        ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${t.bytes.toLocaleString('en-US')} B)` : ''}`],
+        ['shape', t.shape ? `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}` : '–'],
+        ['produced by', t.producer >= 0 ? escapeHtml(r.model.ops[t.producer].id) : 'graph input'],
+        ['used by', t.consumers.map((c) => escapeHtml(r.model.ops[c].id)).join(', ') || '–'],
+        ['live at peak', live.has(t.id) ? '<b class="po-red">yes</b>' : 'no'],
+      ];
+      if (t.alias_of) rows.push(['view of', escapeHtml(t.alias_of)]);
+      if (t.donated) rows.push(['donated', 'yes']);
+      if (t.output) rows.push(['graph output', 'yes']);
+      this.showTip(`<b>tensor ${escapeHtml(t.id)}</b>${table(rows)}`, ev);
+    }
+  }
+
+  showTip(html, ev) {
+    this.tooltip.innerHTML = html;
+    this.tooltip.hidden = false;
+    if (!ev) return;
+    const pad = 14;
+    const w = this.tooltip.offsetWidth;
+    const hh = this.tooltip.offsetHeight;
+    let x = ev.clientX + pad;
+    let y = ev.clientY + pad;
+    if (x + w > window.innerWidth - 4) x = Math.max(4, ev.clientX - w - pad);
+    if (y + hh > window.innerHeight - 4) y = Math.max(4, ev.clientY - hh - pad);
+    this.tooltip.style.left = `${x}px`;
+    this.tooltip.style.top = `${y}px`;
+  }
+
+  hideTip() {
+    this.tooltip.hidden = true;
+  }
+
+  download() {
+    const r = this.last;
+    if (!r) return;
+    const blob = new Blob([`${JSON.stringify(r.plan, null, 2)}\n`], { type: 'application/json' });
+    const a = h('a', { href: URL.createObjectURL(blob), download: 'plan.json' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  }
+}
+
+function table(rows) {
+  return `<table>${rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('')}</table>`;
+}
+
+export default { render };

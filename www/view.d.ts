@@ -1,0 +1,74 @@
+// Types of `peakorder/view` (www/dist/peakorder-view.js): the web view for pages and notebooks.
+// See docs/web.md.
+
+/** A peakorder/1 graph (DESIGN.md §2) as an object, or its JSON text. */
+export type GraphLike = string | Record<string, unknown>;
+
+export interface ViewOptions {
+  /** Planning method; default: the strongest the planner offers. */
+  method?: string | null;
+  /** Time a search may take, in milliseconds (default 1000). */
+  budget_ms?: number;
+  /** Most search states a search may expand. */
+  max_states?: number;
+  /** Show the loader (examples, file picker, drag and drop, paste) and the method/budget pickers. */
+  controls?: boolean;
+  /** Key of a built-in example to start with when no graph is given (e.g. "seed-nvfuser"). */
+  example?: string;
+  /** Label used in the status line for the first graph. */
+  exampleLabel?: string;
+  /** Height of the memory chart in CSS pixels (default 280). */
+  chartHeight?: number;
+  /** Fusion regions to outline in the DAG: arrays of op ids. */
+  regions?: string[][];
+}
+
+/** What the view computed: the plan (DESIGN.md §3), both simulations, the indexed graph. */
+export interface ViewResult {
+  plan: {
+    order: string[]; peak_bytes: number; inputs_bytes: number; lower_bound_bytes: number;
+    optimal: boolean; method: string; program_order_peak_bytes: number | null; elapsed_ms: number;
+  };
+  program: Simulation | null;
+  planned: Simulation;
+  [key: string]: unknown;
+}
+
+export interface Simulation {
+  peak_bytes: number; inputs_bytes: number; peak_step: number | null; live_at_peak: string[];
+  during: Float64Array; after: Float64Array;
+}
+
+export interface ViewHandle {
+  /** Resolves after the first plan is drawn (null when no graph was given); rejects on a bad graph. */
+  ready: Promise<ViewResult | null>;
+  /** Plans another graph (or the same with new options) in the same view. */
+  update(graph: GraphLike | null, options?: ViewOptions): Promise<ViewResult | null>;
+  /** The latest result. */
+  result(): ViewResult | null;
+  /** Removes the view. */
+  destroy(): void;
+}
+
+/** Mounts the view in `element` and plans `graph` in a Web Worker. */
+export function mount(element: HTMLElement, graph: GraphLike | null, options?: ViewOptions): ViewHandle;
+
+/** The anywidget model surface the view uses. */
+export interface WidgetModel {
+  get(name: string): any;
+  on(event: string, callback: () => void): void;
+  off(event: string, callback: () => void): void;
+}
+
+/** anywidget entry: traits `graph` (JSON text), optional `method`, `budget_ms`, `controls`. */
+export function render(context: { model: WidgetModel; el: HTMLElement }): () => void;
+
+/** Built-in example graphs. */
+export const EXAMPLES: { key: string; label: string; graph(): Record<string, unknown> }[];
+/** A deterministic random graph of `n` ops. */
+export function randomGraph(n: number, seed?: number): Record<string, unknown>;
+/** Bytes in binary units, as the CLI prints them ("5.50 MiB"). */
+export function formatBytes(bytes: number): string;
+
+declare const widget: { render: typeof render };
+export default widget;
