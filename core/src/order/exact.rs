@@ -1,0 +1,691 @@
+//! Exact search: the optimal peak as a bottleneck shortest path over the lattice of downsets.
+//!
+//! Memory after a set S of ops has run depends only on S (DESIGN.md §1), so an order is a path
+//! through the downsets (sets closed under predecessors) from ∅ to all ops, and its peak is the
+//! largest step cost on the path: live(S) + alloc(v) + workspace(v). We search it best-first
+//! (A* with `max` in place of `+`, as in P. E. Hart, N. J. Nilsson, B. Raphael, "A formal basis
+//! for the heuristic determination of minimum cost paths", 1968), the approach of
+//! M. Kayaaslan, T. Lambert, L. Marchal, B. Uçar, "Scheduling series-parallel task graphs to
+//! minimize peak memory", TCS 707, 2018 (§ on exact search), with:
+//!
+//! - **an upper bound**: the best heuristic order; only strictly better paths are searched, so an
+//!   exhausted search proves the incumbent optimal;
+//! - **admissible lower bounds** per state: the next op must run on top of live(S); and every op
+//!   still to run needs its reads, outputs and workspace on top of the storages that are live and
+//!   never freed again;
+//! - **a dominance rule**: an op whose run stays under the peak already paid (or under a proven
+//!   lower bound) and frees at least what it allocates can run at once: moving it first never
+//!   raises memory later, since what it frees only grows as other ops run;
+//! - **divide and conquer at cut ops**: an op that every other op must precede or follow splits
+//!   every order into the same three parts, so each part between cuts is searched on its own,
+//!   largest upper bound first, and a part whose incumbent is under the proven bound is skipped.
+//!
+//! States are bitsets of the part's ops in an arena, indexed by a hash table of `u32` ids; the
+//! table's memory is capped ([`Budget::max_memory_bytes`]). When the budget runs out the search
+//! returns its best order (the incumbent, or a greedy completion of the most promising state) and
+//! the smallest open f-value as a proven lower bound, with `optimal: false`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use hashbrown::HashTable;
+
+use crate::bounds::lower_bound;
+use crate::graph::Graph;
+use crate::plan::{Budget, Ordering, Progress};
+use crate::simulate::MemState;
+use crate::OpIx;
+
+const NIL: u32 = u32::MAX;
+
+/// Parts larger than this are not searched (a state costs O(ops) to expand).
+pub const MAX_PART_OPS: usize = 4096;
+
+/// Positions in `order` (a topological order) of its cut ops: ops that every other op precedes
+/// or follows. Linear time: the op at position i is a cut when every earlier op has a successor
+/// at or before i (so, inductively, reaches it) and every later op a predecessor at or after i.
+pub fn cut_positions(g: &Graph, order: &[OpIx]) -> Vec<usize> {
+    let n = order.len();
+    let mut pos = vec![0usize; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut prefix_ok = vec![false; n];
+    let mut worst = 0usize; // largest "earliest successor" among ops before i
+    for i in 0..n {
+        prefix_ok[i] = worst <= i;
+        let v = order[i];
+        let min_succ = g
+            .succs(v)
+            .iter()
+            .map(|&w| pos[w as usize])
+            .min()
+            .unwrap_or(usize::MAX);
+        worst = worst.max(min_succ);
+    }
+    let mut cuts = Vec::new();
+    // Smallest "latest predecessor" among ops after i (-1 for an op with none: never a cut).
+    let mut low = i64::MAX;
+    for i in (0..n).rev() {
+        if prefix_ok[i] && low >= i as i64 {
+            cuts.push(i);
+        }
+        let v = order[i];
+        let max_pred = g.preds(v).iter().map(|&p| pos[p as usize] as i64).max();
+        low = low.min(max_pred.unwrap_or(-1));
+    }
+    cuts.reverse();
+    cuts
+}
+
+/// The result of an exact search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exact {
+    pub order: Vec<OpIx>,
+    pub peak: u64,
+    /// A proven lower bound on every order's peak (equal to `peak` when `optimal`).
+    pub lower_bound: u64,
+    pub optimal: bool,
+    /// States expanded.
+    pub states: u64,
+}
+
+impl From<Exact> for Ordering {
+    fn from(e: Exact) -> Ordering {
+        Ordering {
+            order: e.order,
+            proven_optimal: e.optimal,
+            lower_bound: Some(e.lower_bound),
+        }
+    }
+}
+
+/// Exact search seeded with `incumbent`, a complete topological order of `g` (the best heuristic
+/// order known). Never fails: when the budget runs out it returns the best order found and a
+/// proven lower bound.
+pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
+    let n = g.num_ops();
+    // The memory before and during each step of the incumbent.
+    let mut state = MemState::new(g);
+    let mut live_before = Vec::with_capacity(n);
+    let mut during = Vec::with_capacity(n);
+    for &v in &incumbent {
+        live_before.push(state.live());
+        during.push(state.run(v).0);
+    }
+    let ub_peak = during.iter().copied().fold(g.inputs_bytes(), u64::max);
+    let mut floor = lower_bound(g).min(ub_peak);
+    let mut ctx = Ctx {
+        states: 0,
+        budget,
+        stopped: false,
+        best_peak: ub_peak,
+        check_every: (65_536 / n.max(1) as u64).clamp(1, 1024),
+    };
+    if ub_peak == floor {
+        return Exact {
+            order: incumbent,
+            peak: ub_peak,
+            lower_bound: floor,
+            optimal: true,
+            states: 0,
+        };
+    }
+    // Parts between cut ops; a cut op is a part of its own.
+    let cuts = cut_positions(g, &incumbent);
+    let mut pos = vec![0usize; n];
+    for (i, &v) in incumbent.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for &c in &cuts {
+        if c > start {
+            parts.push((start, c));
+        }
+        parts.push((c, c + 1));
+        start = c + 1;
+    }
+    if start < n {
+        parts.push((start, n));
+    }
+    let part_ub = |&(a, b): &(usize, usize)| during[a..b].iter().copied().max().unwrap_or(0);
+    let mut by_ub: Vec<usize> = (0..parts.len()).collect();
+    by_ub.sort_by_key(|&p| Reverse(part_ub(&parts[p])));
+    let mut solved: Vec<Option<Vec<OpIx>>> = vec![None; parts.len()];
+    let mut peak = g.inputs_bytes();
+    let mut all_proven = true;
+    for &p in &by_ub {
+        let (a, b) = parts[p];
+        let ub = part_ub(&parts[p]);
+        if ub <= floor || b - a == 1 {
+            // Under the proven bound (or forced): the incumbent's part is as good as any.
+            floor = floor.max(if b - a == 1 { ub } else { floor });
+            peak = peak.max(ub);
+            continue;
+        }
+        if b - a > MAX_PART_OPS {
+            // Too wide to search state by state; keep the incumbent's part.
+            all_proven = false;
+            peak = peak.max(ub);
+            continue;
+        }
+        let part = Part::new(g, &incumbent, &pos, a, b, live_before[a]);
+        let r = part.search(&mut ctx, &incumbent[a..b], ub, floor);
+        floor = floor.max(r.lower_bound);
+        peak = peak.max(r.peak);
+        all_proven &= r.optimal;
+        if r.peak < ub {
+            solved[p] = Some(r.order);
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    for (p, &(a, b)) in parts.iter().enumerate() {
+        match &solved[p] {
+            Some(o) => order.extend_from_slice(o),
+            None => order.extend_from_slice(&incumbent[a..b]),
+        }
+    }
+    let lower = floor.min(peak);
+    Exact {
+        optimal: all_proven || lower == peak,
+        order,
+        peak,
+        lower_bound: lower,
+        states: ctx.states,
+    }
+}
+
+struct Ctx<'b, 'a> {
+    states: u64,
+    budget: &'b Budget<'a>,
+    stopped: bool,
+    best_peak: u64,
+    /// Expansions between clock reads (fewer for large parts, whose expansions cost more).
+    check_every: u64,
+}
+
+impl Ctx<'_, '_> {
+    /// Counts one expansion; true when the search must stop.
+    fn tick(&mut self, bytes: u64, lb: u64) -> bool {
+        self.states += 1;
+        if self.stopped {
+            return true;
+        }
+        if self.states >= self.budget.max_states || bytes > self.budget.max_memory_bytes {
+            self.stopped = true;
+        } else if self.states % self.check_every == 0 {
+            if self.budget.expired() {
+                self.stopped = true;
+            }
+            if self.states % (16 * self.check_every) == 0 {
+                self.budget.report(&Progress {
+                    states: self.states,
+                    best_peak: self.best_peak,
+                    lower_bound: lb,
+                });
+            }
+        }
+        self.stopped
+    }
+}
+
+struct PartResult {
+    order: Vec<OpIx>,
+    peak: u64,
+    lower_bound: u64,
+    optimal: bool,
+}
+
+/// A storage that ops of the part read.
+struct Read {
+    size: u64,
+    /// Freed inside the part once every in-part user ran (not pinned, no user after the part).
+    freeable: bool,
+    /// In-part users other than the reader.
+    others: Vec<u32>,
+    /// In-part producer, if the storage is made inside the part.
+    producer: u32,
+}
+
+/// One part of the graph between cut ops, with local op indices.
+struct Part {
+    ops: Vec<OpIx>,
+    words: usize,
+    preds: Vec<Vec<u32>>,
+    reads: Vec<Vec<Read>>,
+    alloc: Vec<u64>,
+    step: Vec<u64>,
+    /// Bytes op i frees no matter what: its own outputs nobody reads.
+    self_free: Vec<u64>,
+    /// Bytes of op i's outputs that stay live to the end of the part.
+    perm_alloc: Vec<u64>,
+    live0: u64,
+    perm0: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Rec {
+    g: u64,
+    live: u64,
+    perm: u64,
+    parent: u32,
+    log_at: u32,
+    log_len: u32,
+}
+
+#[inline]
+fn has(set: &[u64], i: u32) -> bool {
+    set[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+#[inline]
+fn put(set: &mut [u64], i: u32) {
+    set[(i / 64) as usize] |= 1 << (i % 64);
+}
+fn hash_words(w: &[u64]) -> u64 {
+    // FxHash-style mixing: enough spread for bitsets, no dependency.
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
+    for &x in w {
+        h = (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    h ^ (h >> 29)
+}
+
+impl Part {
+    /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
+    /// `live0` the memory after `order[..a]`.
+    fn new(g: &Graph, order: &[OpIx], pos: &[usize], a: usize, b: usize, live0: u64) -> Part {
+        let ops = &order[a..b];
+        let m = ops.len();
+        let local = |v: OpIx| {
+            let p = pos[v as usize];
+            if (a..b).contains(&p) {
+                (p - a) as u32
+            } else {
+                NIL
+            }
+        };
+        let made_before = |s: u32| {
+            g.tensors()[s as usize]
+                .producer
+                .map_or(true, |p| pos[p as usize] < a)
+        };
+        // A storage is "permanent" inside the part when it is never freed there.
+        let perm = |s: u32| g.pinned(s) || g.users(s).iter().any(|&u| pos[u as usize] >= b);
+        let mut preds = Vec::with_capacity(m);
+        let mut reads = Vec::with_capacity(m);
+        let mut alloc = Vec::with_capacity(m);
+        let mut step = Vec::with_capacity(m);
+        let mut self_free = Vec::with_capacity(m);
+        let mut perm_alloc = Vec::with_capacity(m);
+        for (i, &v) in ops.iter().enumerate() {
+            preds.push(
+                g.preds(v)
+                    .iter()
+                    .map(|&p| local(p))
+                    .filter(|&p| p != NIL)
+                    .collect::<Vec<_>>(),
+            );
+            reads.push(
+                g.reads(v)
+                    .iter()
+                    .map(|&s| {
+                        let producer = g.tensors()[s as usize].producer.map_or(NIL, local);
+                        Read {
+                            size: g.size(s),
+                            freeable: !perm(s),
+                            others: g
+                                .users(s)
+                                .iter()
+                                .map(|&u| local(u))
+                                .filter(|&u| u != NIL && u != i as u32)
+                                .collect(),
+                            producer,
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            alloc.push(g.alloc(v));
+            step.push(g.alloc(v) + g.workspace(v));
+            self_free.push(
+                g.creates(v)
+                    .iter()
+                    .filter(|&&s| g.users(s).is_empty() && !g.pinned(s))
+                    .map(|&s| g.size(s))
+                    .sum(),
+            );
+            perm_alloc.push(
+                g.creates(v)
+                    .iter()
+                    .filter(|&&s| perm(s))
+                    .map(|&s| g.size(s))
+                    .sum(),
+            );
+        }
+        // Bytes live at the start that the part will free: storages made before it that it reads
+        // and that nothing after it needs. Everything else live at the start stays.
+        let mut freeable_at_start: Vec<u32> = ops
+            .iter()
+            .flat_map(|&v| g.reads(v).iter().copied())
+            .filter(|&s| made_before(s) && !perm(s))
+            .collect();
+        freeable_at_start.sort_unstable();
+        freeable_at_start.dedup();
+        let perm0 = live0 - freeable_at_start.iter().map(|&s| g.size(s)).sum::<u64>();
+        Part {
+            ops: ops.to_vec(),
+            words: m.div_ceil(64).max(1),
+            preds,
+            reads,
+            alloc,
+            step,
+            self_free,
+            perm_alloc,
+            live0,
+            perm0,
+        }
+    }
+
+    fn m(&self) -> usize {
+        self.ops.len()
+    }
+
+    fn ready(&self, set: &[u64], i: u32) -> bool {
+        !has(set, i) && self.preds[i as usize].iter().all(|&p| has(set, p))
+    }
+
+    fn frees(&self, set: &[u64], i: u32) -> u64 {
+        let mut f = self.self_free[i as usize];
+        for r in &self.reads[i as usize] {
+            if r.freeable && r.others.iter().all(|&u| has(set, u)) {
+                f += r.size;
+            }
+        }
+        f
+    }
+
+    /// Runs the dominance closure in place: ops that stay under `limit` and do not raise memory.
+    fn closure(
+        &self,
+        set: &mut [u64],
+        live: &mut u64,
+        perm: &mut u64,
+        log: &mut Vec<u32>,
+        limit: u64,
+    ) {
+        let m = self.m() as u32;
+        loop {
+            let mut any = false;
+            for i in 0..m {
+                if !self.ready(set, i) || *live + self.step[i as usize] > limit {
+                    continue;
+                }
+                let f = self.frees(set, i);
+                if f >= self.alloc[i as usize] {
+                    *live = *live + self.alloc[i as usize] - f;
+                    *perm += self.perm_alloc[i as usize];
+                    put(set, i);
+                    log.push(i);
+                    any = true;
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Admissible lower bound on the peak of any completion from `set`.
+    fn h(&self, set: &[u64], live: u64, perm: u64) -> u64 {
+        let m = self.m() as u32;
+        let mut next = u64::MAX;
+        let mut worst = 0;
+        for i in 0..m {
+            if has(set, i) {
+                continue;
+            }
+            let ii = i as usize;
+            if self.ready(set, i) {
+                next = next.min(live + self.step[ii]);
+            }
+            let mut need = perm + self.step[ii];
+            for r in &self.reads[ii] {
+                if r.freeable || (r.producer != NIL && !has(set, r.producer)) {
+                    need += r.size;
+                }
+            }
+            worst = worst.max(need);
+        }
+        if next == u64::MAX {
+            next = 0;
+        }
+        next.max(worst)
+    }
+
+    /// Completes `set` greedily (least net growth first), returning the ops and the peak.
+    fn complete(&self, set: &mut [u64], mut live: u64, mut peak: u64) -> (Vec<u32>, u64) {
+        let m = self.m() as u32;
+        let mut out = Vec::new();
+        loop {
+            let mut best: Option<(i128, u64, u32)> = None;
+            for i in 0..m {
+                if !self.ready(set, i) {
+                    continue;
+                }
+                let k = (
+                    self.alloc[i as usize] as i128 - self.frees(set, i) as i128,
+                    self.step[i as usize],
+                    i,
+                );
+                if best.map_or(true, |b| k < b) {
+                    best = Some(k);
+                }
+            }
+            let Some((_, _, i)) = best else { break };
+            peak = peak.max(live + self.step[i as usize]);
+            live = live + self.alloc[i as usize] - self.frees(set, i);
+            put(set, i);
+            out.push(i);
+        }
+        (out, peak)
+    }
+
+    fn search(&self, ctx: &mut Ctx, incumbent: &[OpIx], ub: u64, floor: u64) -> PartResult {
+        let m = self.m();
+        let w = self.words;
+        let mut keys: Vec<u64> = Vec::new();
+        let mut recs: Vec<Rec> = Vec::new();
+        let mut log: Vec<u32> = Vec::new();
+        let mut table: HashTable<u32> = HashTable::new();
+        let mut open: BinaryHeap<Reverse<(u64, u32, u64, u32)>> = BinaryHeap::new();
+        let full_count = m as u32;
+        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8 + 32) as u64;
+
+        // The root, closed under dominance.
+        let mut set = vec![0u64; w];
+        let (mut live, mut perm) = (self.live0, self.perm0);
+        let g0 = self.live0.max(floor);
+        self.closure(&mut set, &mut live, &mut perm, &mut log, g0);
+        let root_h = self.h(&set, live, perm);
+        keys.extend_from_slice(&set);
+        recs.push(Rec {
+            g: g0,
+            live,
+            perm,
+            parent: NIL,
+            log_at: 0,
+            log_len: log.len() as u32,
+        });
+        table.insert_unique(hash_words(&set), 0, |&id| {
+            hash_words(&keys[id as usize * w..(id as usize + 1) * w])
+        });
+        let count = |s: &[u64]| s.iter().map(|x| x.count_ones()).sum::<u32>();
+        let f0 = g0.max(root_h);
+        if f0 < ub {
+            open.push(Reverse((f0, full_count - count(&set), g0, 0)));
+        }
+        let mut lb = f0.min(ub);
+        let mut goal: Option<u32> = None;
+        let mut child = vec![0u64; w];
+        while let Some(&Reverse((f, _, gv, id))) = open.peek() {
+            lb = lb.max(f.min(ub));
+            if recs[id as usize].g < gv {
+                open.pop();
+                continue; // stale: reached again with a lower peak
+            }
+            let at = id as usize * w;
+            if count(&keys[at..at + w]) == full_count {
+                goal = Some(id);
+                break;
+            }
+            let bytes = recs.len() as u64 * bytes_per_state + log.len() as u64 * 4;
+            if ctx.tick(bytes, lb) {
+                break;
+            }
+            open.pop();
+            let rec = recs[id as usize];
+            set.copy_from_slice(&keys[at..at + w]);
+            for i in 0..m as u32 {
+                if !self.ready(&set, i) {
+                    continue;
+                }
+                let d = rec.live + self.step[i as usize];
+                let gc = rec.g.max(d);
+                if gc >= ub {
+                    continue;
+                }
+                child.copy_from_slice(&set);
+                let mut live = rec.live + self.alloc[i as usize] - self.frees(&set, i);
+                let mut perm = rec.perm + self.perm_alloc[i as usize];
+                put(&mut child, i);
+                let log_at = log.len();
+                log.push(i);
+                self.closure(&mut child, &mut live, &mut perm, &mut log, gc);
+                let fc = gc.max(self.h(&child, live, perm));
+                if fc >= ub {
+                    log.truncate(log_at);
+                    continue;
+                }
+                let hsh = hash_words(&child);
+                let found = table
+                    .find(hsh, |&c| {
+                        keys[c as usize * w..(c as usize + 1) * w] == child[..]
+                    })
+                    .copied();
+                let new_rec = Rec {
+                    g: gc,
+                    live,
+                    perm,
+                    parent: id,
+                    log_at: log_at as u32,
+                    log_len: (log.len() - log_at) as u32,
+                };
+                let cid = match found {
+                    Some(c) if recs[c as usize].g <= gc => {
+                        log.truncate(log_at);
+                        continue;
+                    }
+                    Some(c) => {
+                        recs[c as usize] = new_rec;
+                        c
+                    }
+                    None => {
+                        let c = recs.len() as u32;
+                        keys.extend_from_slice(&child);
+                        recs.push(new_rec);
+                        table.insert_unique(hsh, c, |&x| {
+                            hash_words(&keys[x as usize * w..(x as usize + 1) * w])
+                        });
+                        c
+                    }
+                };
+                open.push(Reverse((fc, full_count - count(&child), gc, cid)));
+            }
+        }
+        let path = |mut id: u32| {
+            let mut chunks = Vec::new();
+            while id != NIL {
+                let r = recs[id as usize];
+                chunks.push(&log[r.log_at as usize..(r.log_at + r.log_len) as usize]);
+                id = r.parent;
+            }
+            chunks
+                .into_iter()
+                .rev()
+                .flatten()
+                .map(|&i| self.ops[i as usize])
+                .collect::<Vec<OpIx>>()
+        };
+        if let Some(id) = goal {
+            let peak = recs[id as usize].g;
+            return PartResult {
+                order: path(id),
+                peak,
+                lower_bound: peak,
+                optimal: true,
+            };
+        }
+        if !ctx.stopped {
+            // Nothing strictly better than the incumbent exists.
+            return PartResult {
+                order: incumbent.to_vec(),
+                peak: ub,
+                lower_bound: ub,
+                optimal: true,
+            };
+        }
+        // Out of budget: try to improve the incumbent from the most promising open state.
+        let mut best = (incumbent.to_vec(), ub);
+        if let Some(&Reverse((_, _, _, id))) = open.peek() {
+            let at = id as usize * w;
+            set.copy_from_slice(&keys[at..at + w]);
+            let r = recs[id as usize];
+            let (rest, peak) = self.complete(&mut set, r.live, r.g);
+            if peak < best.1 {
+                let mut o = path(id);
+                o.extend(rest.iter().map(|&i| self.ops[i as usize]));
+                best = (o, peak);
+            }
+        }
+        PartResult {
+            order: best.0,
+            peak: best.1,
+            lower_bound: lb.min(best.1),
+            optimal: lb >= best.1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::examples::{seed_graph, SeedOptions};
+    use crate::order::greedy::greedy_order;
+    use crate::plan::NoClock;
+
+    #[test]
+    fn cuts_of_a_chain_are_every_op() {
+        let g = Graph::from_json(
+            r#"{"tensors":[{"id":"x","bytes":1},{"id":"y","bytes":1},{"id":"z","bytes":1}],
+            "ops":[{"id":"a","inputs":["x"],"outputs":["y"]},
+                   {"id":"b","inputs":["y"],"outputs":["z"]}],
+            "outputs":["z"]}"#,
+        )
+        .unwrap();
+        assert_eq!(cut_positions(&g, &[0, 1]), vec![0, 1]);
+    }
+
+    #[test]
+    fn seed_graph_is_proven() {
+        let g = Graph::from_spec(seed_graph(SeedOptions {
+            paths: 10,
+            ..SeedOptions::default()
+        }))
+        .unwrap();
+        let budget = Budget::new(&NoClock, None, 1_000_000);
+        let r = exact_search(&g, &budget, greedy_order(&g));
+        assert!(r.optimal);
+        assert_eq!(r.peak, 3_670_016);
+        g.check_order(&r.order).unwrap();
+    }
+}
