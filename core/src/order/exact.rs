@@ -171,6 +171,11 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
             continue;
         }
         let part = Part::new(g, &incumbent, &pos, a, b, live_before[a]);
+        floor = floor.max(part.static_bound().min(ub));
+        if ub <= floor {
+            peak = peak.max(ub);
+            continue;
+        }
         let r = part.search(&mut ctx, &incumbent[a..b], ub, floor);
         floor = floor.max(r.lower_bound);
         peak = peak.max(r.peak);
@@ -244,11 +249,11 @@ struct Read {
     freeable: bool,
     /// In-part users other than the reader.
     others: Vec<u32>,
-    /// In-part producer, if the storage is made inside the part.
-    producer: u32,
 }
 
-/// One part of the graph between cut ops, with local op indices.
+/// One part of the graph between cut ops, with local op indices (their positions in the
+/// incumbent's part, a topological order) and local storage indices for the storages its ops
+/// read or make.
 struct Part {
     ops: Vec<OpIx>,
     words: usize,
@@ -258,17 +263,27 @@ struct Part {
     step: Vec<u64>,
     /// Bytes op i frees no matter what: its own outputs nobody reads.
     self_free: Vec<u64>,
-    /// Bytes of op i's outputs that stay live to the end of the part.
-    perm_alloc: Vec<u64>,
     live0: u64,
-    perm0: u64,
+    // Local storages: size, producer (local op or NIL if made before the part), users (local op
+    // bitset), never freed inside the part, freed right after its producer.
+    st_size: Vec<u64>,
+    st_producer: Vec<u32>,
+    st_users: Vec<u64>,
+    st_perm: Vec<bool>,
+    st_transient: Vec<bool>,
+    st_words: usize,
+    /// Bytes live at the start that the part never touches (live throughout).
+    untouched: u64,
+    /// Per op: storages that, once made, stay live until the op has run (`cross`), and those of
+    /// them made by the op's ancestors (`made`), as storage bitsets.
+    cross: Vec<u64>,
+    made: Vec<u64>,
 }
 
 #[derive(Clone, Copy)]
 struct Rec {
     g: u64,
     live: u64,
-    perm: u64,
     parent: u32,
     log_at: u32,
     log_len: u32,
@@ -290,6 +305,19 @@ fn hash_words(w: &[u64]) -> u64 {
     }
     h ^ (h >> 29)
 }
+/// Sum of `size` over the set bits of `words`.
+#[inline]
+fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
+    let mut total = 0;
+    for (k, mut w) in words.enumerate() {
+        while w != 0 {
+            let b = w.trailing_zeros() as usize;
+            total += size[k * 64 + b];
+            w &= w - 1;
+        }
+    }
+    total
+}
 
 impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
@@ -297,6 +325,7 @@ impl Part {
     fn new(g: &Graph, order: &[OpIx], pos: &[usize], a: usize, b: usize, live0: u64) -> Part {
         let ops = &order[a..b];
         let m = ops.len();
+        let words = m.div_ceil(64).max(1);
         let local = |v: OpIx| {
             let p = pos[v as usize];
             if (a..b).contains(&p) {
@@ -305,11 +334,6 @@ impl Part {
                 NIL
             }
         };
-        let made_before = |s: u32| {
-            g.tensors()[s as usize]
-                .producer
-                .map_or(true, |p| pos[p as usize] < a)
-        };
         // A storage is "permanent" inside the part when it is never freed there.
         let perm = |s: u32| g.pinned(s) || g.users(s).iter().any(|&u| pos[u as usize] >= b);
         let mut preds = Vec::with_capacity(m);
@@ -317,7 +341,6 @@ impl Part {
         let mut alloc = Vec::with_capacity(m);
         let mut step = Vec::with_capacity(m);
         let mut self_free = Vec::with_capacity(m);
-        let mut perm_alloc = Vec::with_capacity(m);
         for (i, &v) in ops.iter().enumerate() {
             preds.push(
                 g.preds(v)
@@ -329,19 +352,15 @@ impl Part {
             reads.push(
                 g.reads(v)
                     .iter()
-                    .map(|&s| {
-                        let producer = g.tensors()[s as usize].producer.map_or(NIL, local);
-                        Read {
-                            size: g.size(s),
-                            freeable: !perm(s),
-                            others: g
-                                .users(s)
-                                .iter()
-                                .map(|&u| local(u))
-                                .filter(|&u| u != NIL && u != i as u32)
-                                .collect(),
-                            producer,
-                        }
+                    .map(|&s| Read {
+                        size: g.size(s),
+                        freeable: !perm(s),
+                        others: g
+                            .users(s)
+                            .iter()
+                            .map(|&u| local(u))
+                            .filter(|&u| u != NIL && u != i as u32)
+                            .collect(),
                     })
                     .collect::<Vec<_>>(),
             );
@@ -354,35 +373,105 @@ impl Part {
                     .map(|&s| g.size(s))
                     .sum(),
             );
-            perm_alloc.push(
-                g.creates(v)
-                    .iter()
-                    .filter(|&&s| perm(s))
-                    .map(|&s| g.size(s))
-                    .sum(),
-            );
         }
-        // Bytes live at the start that the part will free: storages made before it that it reads
-        // and that nothing after it needs. Everything else live at the start stays.
-        let mut freeable_at_start: Vec<u32> = ops
+        // Local storages: what the part reads or makes.
+        let mut sts: Vec<u32> = ops
             .iter()
-            .flat_map(|&v| g.reads(v).iter().copied())
-            .filter(|&s| made_before(s) && !perm(s))
+            .flat_map(|&v| g.reads(v).iter().chain(g.creates(v)).copied())
             .collect();
-        freeable_at_start.sort_unstable();
-        freeable_at_start.dedup();
-        let perm0 = live0 - freeable_at_start.iter().map(|&s| g.size(s)).sum::<u64>();
+        sts.sort_unstable();
+        sts.dedup();
+        let st_words = sts.len().div_ceil(64).max(1);
+        let mut st_size = Vec::with_capacity(sts.len());
+        let mut st_producer = Vec::with_capacity(sts.len());
+        let mut st_users = vec![0u64; sts.len() * words];
+        let mut st_perm = Vec::with_capacity(sts.len());
+        let mut st_transient = Vec::with_capacity(sts.len());
+        let mut touched_live = 0;
+        for (k, &s) in sts.iter().enumerate() {
+            let producer = g.tensors()[s as usize].producer.map_or(NIL, local);
+            let before = g.tensors()[s as usize]
+                .producer
+                .map_or(true, |p| pos[p as usize] < a);
+            st_size.push(g.size(s));
+            st_producer.push(producer);
+            for &u in g.users(s) {
+                let lu = local(u);
+                if lu != NIL {
+                    put(&mut st_users[k * words..(k + 1) * words], lu);
+                }
+            }
+            st_perm.push(perm(s));
+            st_transient.push(producer != NIL && g.users(s).is_empty() && !g.pinned(s));
+            // Live at the start: made before, and not freed before (a user remains, or never).
+            let users_left = g.users(s).iter().any(|&u| pos[u as usize] >= a);
+            let never_freed = g.pinned(s) || (g.users(s).is_empty() && producer == NIL);
+            if before && (never_freed || users_left) {
+                touched_live += g.size(s);
+            }
+        }
+        // Ancestors and descendants-or-self inside the part (local order is topological).
+        let mut anc = vec![0u64; m * words];
+        for i in 0..m {
+            for &p in &preds[i] {
+                let (lo, hi) = anc.split_at_mut(i * words);
+                let pa = &lo[p as usize * words..(p as usize + 1) * words];
+                for (x, y) in hi[..words].iter_mut().zip(pa) {
+                    *x |= y;
+                }
+                put(&mut anc[i * words..(i + 1) * words], p);
+            }
+        }
+        let mut desc = vec![0u64; m * words];
+        for i in (0..m).rev() {
+            put(&mut desc[i * words..(i + 1) * words], i as u32);
+            for &p in &preds[i] {
+                let (lo, hi) = desc.split_at_mut(i * words);
+                let di = &hi[..words];
+                for (x, y) in lo[p as usize * words..(p as usize + 1) * words]
+                    .iter_mut()
+                    .zip(di)
+                {
+                    *x |= y;
+                }
+            }
+        }
+        let mut cross = vec![0u64; m * st_words];
+        let mut made = vec![0u64; m * st_words];
+        for v in 0..m {
+            let dv = &desc[v * words..(v + 1) * words];
+            let av = &anc[v * words..(v + 1) * words];
+            for k in 0..sts.len() {
+                let users = &st_users[k * words..(k + 1) * words];
+                let crosses =
+                    st_perm[k] || users.iter().zip(dv).any(|(x, y)| x & y != 0);
+                if crosses && !st_transient[k] {
+                    put(&mut cross[v * st_words..(v + 1) * st_words], k as u32);
+                    let p = st_producer[k];
+                    if p != NIL && p != v as u32 && has(av, p) {
+                        put(&mut made[v * st_words..(v + 1) * st_words], k as u32);
+                    }
+                }
+            }
+        }
         Part {
             ops: ops.to_vec(),
-            words: m.div_ceil(64).max(1),
+            words,
             preds,
             reads,
             alloc,
             step,
             self_free,
-            perm_alloc,
             live0,
-            perm0,
+            st_size,
+            st_producer,
+            st_users,
+            st_perm,
+            st_transient,
+            st_words,
+            untouched: live0 - touched_live,
+            cross,
+            made,
         }
     }
 
@@ -405,15 +494,10 @@ impl Part {
     }
 
     /// Runs the dominance closure in place: ops that stay under `limit` and do not raise memory.
-    fn closure(
-        &self,
-        set: &mut [u64],
-        live: &mut u64,
-        perm: &mut u64,
-        log: &mut Vec<u32>,
-        limit: u64,
-    ) {
+    /// Returns the most memory any of them used while running.
+    fn closure(&self, set: &mut [u64], live: &mut u64, log: &mut Vec<u32>, limit: u64) -> u64 {
         let m = self.m() as u32;
+        let mut high = 0;
         loop {
             let mut any = false;
             for i in 0..m {
@@ -422,22 +506,44 @@ impl Part {
                 }
                 let f = self.frees(set, i);
                 if f >= self.alloc[i as usize] {
+                    high = high.max(*live + self.step[i as usize]);
                     *live = *live + self.alloc[i as usize] - f;
-                    *perm += self.perm_alloc[i as usize];
                     put(set, i);
                     log.push(i);
                     any = true;
                 }
             }
             if !any {
-                return;
+                return high;
             }
         }
     }
 
-    /// Admissible lower bound on the peak of any completion from `set`.
-    fn h(&self, set: &[u64], live: u64, perm: u64) -> u64 {
+    /// Storages live after `set` ran (as a storage bitset in `out`).
+    fn live_set(&self, set: &[u64], out: &mut [u64]) {
+        out.fill(0);
+        let w = self.words;
+        for k in 0..self.st_size.len() {
+            let p = self.st_producer[k];
+            if self.st_transient[k] || (p != NIL && !has(set, p)) {
+                continue;
+            }
+            let users = &self.st_users[k * w..(k + 1) * w];
+            let pending = users.iter().zip(set).any(|(u, s)| u & !s != 0);
+            if self.st_perm[k] || pending {
+                put(out, k as u32);
+            }
+        }
+    }
+
+    /// Admissible lower bound on the peak of any completion from `set`: the next op runs on
+    /// top of `live`; and each op still to run has on top of it every storage live now or made
+    /// by its ancestors that one of its descendants (or itself) still needs, or that is never
+    /// freed.
+    fn h(&self, set: &[u64], live: u64, scratch: &mut [u64]) -> u64 {
         let m = self.m() as u32;
+        let sw = self.st_words;
+        self.live_set(set, scratch);
         let mut next = u64::MAX;
         let mut worst = 0;
         for i in 0..m {
@@ -448,18 +554,27 @@ impl Part {
             if self.ready(set, i) {
                 next = next.min(live + self.step[ii]);
             }
-            let mut need = perm + self.step[ii];
-            for r in &self.reads[ii] {
-                if r.freeable || (r.producer != NIL && !has(set, r.producer)) {
-                    need += r.size;
-                }
-            }
+            let cross = &self.cross[ii * sw..(ii + 1) * sw];
+            let made = &self.made[ii * sw..(ii + 1) * sw];
+            let words = cross
+                .iter()
+                .zip(made)
+                .zip(scratch.iter())
+                .map(|((c, mk), l)| mk | (c & l));
+            let need = self.untouched + self.step[ii] + weight(words, &self.st_size);
             worst = worst.max(need);
         }
         if next == u64::MAX {
             next = 0;
         }
         next.max(worst)
+    }
+
+    /// A lower bound on the part's peak in every order (the bound of `h` at the start).
+    fn static_bound(&self) -> u64 {
+        let set = vec![0u64; self.words];
+        let mut scratch = vec![0u64; self.st_words];
+        self.h(&set, self.live0, &mut scratch)
     }
 
     /// Completes `set` greedily (least net growth first), returning the ops and the peak.
@@ -501,17 +616,19 @@ impl Part {
         let full_count = m as u32;
         let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8 + 32) as u64;
 
-        // The root, closed under dominance.
+        // The root, closed under dominance. Any lower bound on the final peak may serve as the
+        // closure's limit: an op run early under it never raises the peak.
+        let mut scratch = vec![0u64; self.st_words];
         let mut set = vec![0u64; w];
-        let (mut live, mut perm) = (self.live0, self.perm0);
-        let g0 = self.live0.max(floor);
-        self.closure(&mut set, &mut live, &mut perm, &mut log, g0);
-        let root_h = self.h(&set, live, perm);
+        let mut live = self.live0;
+        let mut g0 = self.live0.max(floor);
+        let limit0 = g0.max(self.h(&set, live, &mut scratch));
+        g0 = g0.max(self.closure(&mut set, &mut live, &mut log, limit0));
+        let root_h = self.h(&set, live, &mut scratch);
         keys.extend_from_slice(&set);
         recs.push(Rec {
             g: g0,
             live,
-            perm,
             parent: NIL,
             log_at: 0,
             log_len: log.len() as u32,
@@ -556,12 +673,12 @@ impl Part {
                 }
                 child.copy_from_slice(&set);
                 let mut live = rec.live + self.alloc[i as usize] - self.frees(&set, i);
-                let mut perm = rec.perm + self.perm_alloc[i as usize];
                 put(&mut child, i);
                 let log_at = log.len();
                 log.push(i);
-                self.closure(&mut child, &mut live, &mut perm, &mut log, gc);
-                let fc = gc.max(self.h(&child, live, perm));
+                // `f` bounds every completion through the parent, so through the child too.
+                let gc = gc.max(self.closure(&mut child, &mut live, &mut log, gc.max(f)));
+                let fc = gc.max(self.h(&child, live, &mut scratch));
                 if fc >= ub {
                     log.truncate(log_at);
                     continue;
@@ -575,7 +692,6 @@ impl Part {
                 let new_rec = Rec {
                     g: gc,
                     live,
-                    perm,
                     parent: id,
                     log_at: log_at as u32,
                     log_len: (log.len() - log_at) as u32,

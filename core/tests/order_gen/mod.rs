@@ -332,3 +332,39 @@ pub fn brute_force(g: &Graph) -> u64 {
     let state = MemState::new(g);
     go(g, 0, &state, &mut memo).max(g.inputs_bytes())
 }
+
+/// A layered DAG, like a network with branches and skip connections: ops in layers of 1–4,
+/// each reading one to three tensors from the last three layers.
+pub fn layered(r: &mut Rng, n: usize) -> Graph {
+    let mut b = Builder::default();
+    let x = b.tensor(r.size() + 1, r.chance(30));
+    let mut layers: Vec<Vec<String>> = vec![vec![x]];
+    let mut made = 0;
+    while made < n {
+        let width = (1 + r.below(4) as usize).min(n - made);
+        let mut layer = Vec::new();
+        for _ in 0..width {
+            let k = 1 + r.below(3) as usize;
+            let mut inputs = Vec::new();
+            for _ in 0..k {
+                let back = 1 + r.below(3.min(layers.len() as u64)) as usize;
+                let l = &layers[layers.len() - back];
+                inputs.push(l[r.below(l.len() as u64) as usize].clone());
+            }
+            let t = b.tensor(r.size() + 1, false);
+            let mut outputs = vec![t.clone()];
+            if r.chance(10) {
+                outputs.push(b.tensor(r.size(), false));
+            }
+            b.op(inputs, outputs, workspace(r));
+            layer.push(t);
+            made += 1;
+        }
+        layers.push(layer);
+    }
+    for t in layers.last().unwrap().clone() {
+        b.output(&t);
+    }
+    shuffle_ops(r, &mut b);
+    b.graph()
+}

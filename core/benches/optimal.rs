@@ -1,0 +1,234 @@
+//! Benchmark of the optimal orderers: for each fixture, the peak, the lower bound, whether it is
+//! proven optimal, and the planning time (median of several runs), as a Markdown table that
+//! docs/benchmarks.md commits. Run: `cargo bench -p peakorder --bench optimal` (add a fixture
+//! name substring to run only matching fixtures).
+//!
+//! Memory is measured with a counting allocator: the most bytes allocated at once while the
+//! orderer ran, above what was allocated before it started.
+
+#[path = "../tests/order_gen/mod.rs"]
+#[allow(dead_code)]
+mod order_gen;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering as AO};
+use std::time::Instant;
+
+use order_gen::Rng;
+use peakorder::examples::{seed_graph, SeedOptions};
+use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+use peakorder::order::liu::liu_order;
+use peakorder::units::format_bytes;
+use peakorder::{peak_of, plan, Clock, Graph, Method, PlanOptions};
+
+struct Counting;
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            let now = NOW.fetch_add(l.size(), AO::Relaxed) + l.size();
+            PEAK.fetch_max(now, AO::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        NOW.fetch_sub(l.size(), AO::Relaxed);
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+struct StdClock(Instant);
+impl Clock for StdClock {
+    fn now_ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1e3
+    }
+}
+
+/// A random in-tree of `n` ops: op i feeds a random later op (or is a root); each op makes one
+/// tensor of 1..=64 KiB and some have workspace.
+fn random_in_tree(n: usize, seed: u64) -> Graph {
+    let mut r = Rng::new(seed);
+    let mut inbox: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut tensors = Vec::with_capacity(n + 1);
+    let mut ops = Vec::with_capacity(n);
+    tensors.push(TensorSpec {
+        id: "x".into(),
+        bytes: Some(1024),
+        ..Default::default()
+    });
+    for i in 0..n {
+        let t = format!("t{i}");
+        tensors.push(TensorSpec {
+            id: t.clone(),
+            bytes: Some(1024 * (1 + r.below(64))),
+            ..Default::default()
+        });
+        let mut inputs = std::mem::take(&mut inbox[i]);
+        if inputs.is_empty() {
+            inputs.push("x".into());
+        }
+        ops.push(OpSpec {
+            id: format!("o{i}"),
+            inputs,
+            outputs: vec![t.clone()],
+            workspace: r.chance(10).then(|| 1024 * r.below(32)),
+            ..Default::default()
+        });
+        // Mostly near parents, sometimes far: deep and bushy at once.
+        if i + 1 < n {
+            let p = if r.chance(80) {
+                i + 1 + r.below(8.min((n - i - 1) as u64)) as usize
+            } else {
+                i + 1 + r.below((n - i - 1) as u64) as usize
+            };
+            inbox[p].push(t);
+        }
+    }
+    let outputs = vec![format!("t{}", n - 1)];
+    Graph::from_spec(GraphSpec {
+        format: None,
+        tensors,
+        ops,
+        outputs,
+        meta: None,
+    })
+    .expect("valid tree")
+}
+
+struct Row {
+    fixture: String,
+    ops: usize,
+    method: String,
+    peak: u64,
+    bound: u64,
+    proven: bool,
+    ms: f64,
+    extra: String,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn bench_plan(rows: &mut Vec<Row>, name: &str, g: &Graph, method: Method, budget_ms: f64, runs: usize) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..runs {
+        let clock = StdClock(Instant::now());
+        let opts = PlanOptions {
+            method,
+            budget_ms: Some(budget_ms),
+            ..PlanOptions::default()
+        };
+        let t = Instant::now();
+        let p = plan(g, &opts, &clock).expect("plan");
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        last = Some(p);
+    }
+    let p = last.unwrap();
+    rows.push(Row {
+        fixture: name.into(),
+        ops: g.num_ops(),
+        method: method.name().into(),
+        peak: p.peak_bytes,
+        bound: p.lower_bound_bytes,
+        proven: p.optimal,
+        ms: median(times),
+        extra: String::new(),
+    });
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'));
+    let want = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
+    // `--budget-ms=N` raises the search deadline of the DAG fixtures (default 100 ms, as `auto`).
+    let budget_ms: f64 = std::env::args()
+        .find_map(|a| a.strip_prefix("--budget-ms=").map(|v| v.parse().expect("number")))
+        .unwrap_or(100.0);
+    let mut rows = Vec::new();
+
+    for paths in [10usize, 40, 200] {
+        let name = format!("seed graph, {paths} paths");
+        if !want(&name) {
+            continue;
+        }
+        let g = Graph::from_spec(seed_graph(SeedOptions {
+            paths,
+            ..SeedOptions::default()
+        }))
+        .unwrap();
+        for m in [Method::Auto, Method::Exact, Method::Greedy] {
+            bench_plan(&mut rows, &name, &g, m, 100.0, 21);
+        }
+    }
+
+    for (kind, label) in [(0u8, "random DAG"), (1, "series-parallel"), (2, "layered DAG")] {
+        for n in [20usize, 40, 60] {
+            for seed in 0..5u64 {
+                let name = format!("{label}, {n} ops, seed {seed}");
+                if !want(&name) {
+                    continue;
+                }
+                let mut r = Rng::new(seed * 1000 + n as u64);
+                let g = match kind {
+                    0 => order_gen::dag(&mut r, n),
+                    1 => order_gen::series_parallel(&mut r, n),
+                    _ => order_gen::layered(&mut r, n),
+                };
+                bench_plan(&mut rows, &name, &g, Method::Auto, budget_ms, 3);
+            }
+        }
+    }
+
+    let name = "random in-tree, 1,000,000 ops";
+    if want(name) {
+        let g = random_in_tree(1_000_000, 7);
+        let mut times = Vec::new();
+        let mut mem = 0;
+        let mut order = Vec::new();
+        for _ in 0..5 {
+            let base = NOW.load(AO::Relaxed);
+            PEAK.store(base, AO::Relaxed);
+            let t = Instant::now();
+            order = liu_order(&g).expect("in-tree");
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+            mem = mem.max(PEAK.load(AO::Relaxed) - base);
+        }
+        let peak = peak_of(&g, &order);
+        rows.push(Row {
+            fixture: name.into(),
+            ops: g.num_ops(),
+            method: "liu".into(),
+            peak,
+            bound: peak,
+            proven: true,
+            ms: median(times),
+            extra: format!("{} allocated at most", format_bytes(mem as u64)),
+        });
+    }
+
+    println!("| fixture | ops | method | peak | lower bound | proven | time | notes |");
+    println!("|---|---:|---|---:|---:|---|---:|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.2} ms | {} |",
+            r.fixture,
+            r.ops,
+            r.method,
+            format_bytes(r.peak),
+            format_bytes(r.bound),
+            if r.proven { "yes" } else { "no" },
+            r.ms,
+            r.extra
+        );
+    }
+}
