@@ -257,7 +257,6 @@ struct Read {
 struct Part {
     ops: Vec<OpIx>,
     words: usize,
-    preds: Vec<Vec<u32>>,
     reads: Vec<Vec<Read>>,
     alloc: Vec<u64>,
     step: Vec<u64>,
@@ -278,11 +277,17 @@ struct Part {
     /// them made by the op's ancestors (`made`), as storage bitsets.
     cross: Vec<u64>,
     made: Vec<u64>,
+    /// (largest possible need, op), largest first: see [`Part::h`].
+    by_need: Vec<(u64, u32)>,
+    /// Per op: its in-part predecessors as an op bitset.
+    pred_mask: Vec<u64>,
 }
 
 #[derive(Clone, Copy)]
 struct Rec {
     g: u64,
+    /// The admissible bound `h` of this state.
+    h: u64,
     live: u64,
     parent: u32,
     log_at: u32,
@@ -454,10 +459,25 @@ impl Part {
                 }
             }
         }
+        let untouched = live0 - touched_live;
+        let mut by_need: Vec<(u64, u32)> = (0..m)
+            .map(|v| {
+                let c = &cross[v * st_words..(v + 1) * st_words];
+                (untouched + step[v] + weight(c.iter().copied(), &st_size), v as u32)
+            })
+            .collect();
+        by_need.sort_unstable_by(|x, y| y.cmp(x));
+        let mut pred_mask = vec![0u64; m * words];
+        for (i, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                put(&mut pred_mask[i * words..(i + 1) * words], p);
+            }
+        }
         Part {
+            by_need,
+            pred_mask,
             ops: ops.to_vec(),
             words,
-            preds,
             reads,
             alloc,
             step,
@@ -469,7 +489,7 @@ impl Part {
             st_perm,
             st_transient,
             st_words,
-            untouched: live0 - touched_live,
+            untouched,
             cross,
             made,
         }
@@ -479,8 +499,11 @@ impl Part {
         self.ops.len()
     }
 
+    #[inline]
     fn ready(&self, set: &[u64], i: u32) -> bool {
-        !has(set, i) && self.preds[i as usize].iter().all(|&p| has(set, p))
+        let w = self.words;
+        let need = &self.pred_mask[i as usize * w..(i as usize + 1) * w];
+        !has(set, i) && need.iter().zip(set).all(|(p, s)| p & !s == 0)
     }
 
     fn frees(&self, set: &[u64], i: u32) -> u64 {
@@ -540,20 +563,25 @@ impl Part {
     /// top of `live`; and each op still to run has on top of it every storage live now or made
     /// by its ancestors that one of its descendants (or itself) still needs, or that is never
     /// freed.
-    fn h(&self, set: &[u64], live: u64, scratch: &mut [u64]) -> u64 {
-        let m = self.m() as u32;
+    fn h(&self, set: &[u64], live: u64, scratch: &mut [u64], cap: u64) -> u64 {
         let sw = self.st_words;
-        self.live_set(set, scratch);
         let mut next = u64::MAX;
-        let mut worst = 0;
-        for i in 0..m {
+        for i in 0..self.m() as u32 {
+            if self.ready(set, i) {
+                next = next.min(live + self.step[i as usize]);
+            }
+        }
+        let mut worst = if next == u64::MAX { 0 } else { next };
+        self.live_set(set, scratch);
+        // Ops by their largest possible need, so the scan stops once no op can beat `worst`.
+        for &(most, i) in &self.by_need {
+            if most <= worst || worst >= cap {
+                break;
+            }
             if has(set, i) {
                 continue;
             }
             let ii = i as usize;
-            if self.ready(set, i) {
-                next = next.min(live + self.step[ii]);
-            }
             let cross = &self.cross[ii * sw..(ii + 1) * sw];
             let made = &self.made[ii * sw..(ii + 1) * sw];
             let words = cross
@@ -564,17 +592,14 @@ impl Part {
             let need = self.untouched + self.step[ii] + weight(words, &self.st_size);
             worst = worst.max(need);
         }
-        if next == u64::MAX {
-            next = 0;
-        }
-        next.max(worst)
+        worst
     }
 
     /// A lower bound on the part's peak in every order (the bound of `h` at the start).
     fn static_bound(&self) -> u64 {
         let set = vec![0u64; self.words];
         let mut scratch = vec![0u64; self.st_words];
-        self.h(&set, self.live0, &mut scratch)
+        self.h(&set, self.live0, &mut scratch, u64::MAX)
     }
 
     /// Completes `set` greedily (least net growth first), returning the ops and the peak.
@@ -622,12 +647,13 @@ impl Part {
         let mut set = vec![0u64; w];
         let mut live = self.live0;
         let mut g0 = self.live0.max(floor);
-        let limit0 = g0.max(self.h(&set, live, &mut scratch));
+        let limit0 = g0.max(self.h(&set, live, &mut scratch, ub));
         g0 = g0.max(self.closure(&mut set, &mut live, &mut log, limit0));
-        let root_h = self.h(&set, live, &mut scratch);
+        let root_h = self.h(&set, live, &mut scratch, ub);
         keys.extend_from_slice(&set);
         recs.push(Rec {
             g: g0,
+            h: root_h,
             live,
             parent: NIL,
             log_at: 0,
@@ -678,41 +704,50 @@ impl Part {
                 log.push(i);
                 // `f` bounds every completion through the parent, so through the child too.
                 let gc = gc.max(self.closure(&mut child, &mut live, &mut log, gc.max(f)));
-                let fc = gc.max(self.h(&child, live, &mut scratch));
-                if fc >= ub {
-                    log.truncate(log_at);
-                    continue;
-                }
+                // Memory after a set depends only on the set, and so does `h`: a state seen
+                // before keeps its bound and is worth revisiting only with a lower peak.
                 let hsh = hash_words(&child);
                 let found = table
                     .find(hsh, |&c| {
                         keys[c as usize * w..(c as usize + 1) * w] == child[..]
                     })
                     .copied();
-                let new_rec = Rec {
+                let mut new_rec = Rec {
                     g: gc,
+                    h: 0,
                     live,
                     parent: id,
                     log_at: log_at as u32,
                     log_len: (log.len() - log_at) as u32,
                 };
-                let cid = match found {
+                let (cid, fc) = match found {
                     Some(c) if recs[c as usize].g <= gc => {
                         log.truncate(log_at);
                         continue;
                     }
                     Some(c) => {
+                        let fc = gc.max(recs[c as usize].h);
+                        if fc >= ub {
+                            log.truncate(log_at);
+                            continue;
+                        }
+                        new_rec.h = recs[c as usize].h;
                         recs[c as usize] = new_rec;
-                        c
+                        (c, fc)
                     }
                     None => {
+                        new_rec.h = self.h(&child, live, &mut scratch, ub);
                         let c = recs.len() as u32;
                         keys.extend_from_slice(&child);
                         recs.push(new_rec);
                         table.insert_unique(hsh, c, |&x| {
                             hash_words(&keys[x as usize * w..(x as usize + 1) * w])
                         });
-                        c
+                        let fc = gc.max(new_rec.h);
+                        if fc >= ub {
+                            continue;
+                        }
+                        (c, fc)
                     }
                 };
                 open.push(Reverse((fc, full_count - count(&child), gc, cid)));
