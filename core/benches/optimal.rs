@@ -117,7 +117,14 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn bench_plan(rows: &mut Vec<Row>, name: &str, g: &Graph, method: Method, budget_ms: f64, runs: usize) {
+fn bench_plan(
+    rows: &mut Vec<Row>,
+    name: &str,
+    g: &Graph,
+    method: Method,
+    budget_ms: f64,
+    runs: usize,
+) {
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..runs {
@@ -146,13 +153,14 @@ fn bench_plan(rows: &mut Vec<Row>, name: &str, g: &Graph, method: Method, budget
 }
 
 fn main() {
-    let filter: Option<String> = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'));
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let want = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
     // `--budget-ms=N` raises the search deadline of the DAG fixtures (default 100 ms, as `auto`).
     let budget_ms: f64 = std::env::args()
-        .find_map(|a| a.strip_prefix("--budget-ms=").map(|v| v.parse().expect("number")))
+        .find_map(|a| {
+            a.strip_prefix("--budget-ms=")
+                .map(|v| v.parse().expect("number"))
+        })
         .unwrap_or(100.0);
     let mut rows = Vec::new();
 
@@ -171,7 +179,11 @@ fn main() {
         }
     }
 
-    for (kind, label) in [(0u8, "random DAG"), (1, "series-parallel"), (2, "layered DAG")] {
+    for (kind, label) in [
+        (0u8, "random DAG"),
+        (1, "series-parallel"),
+        (2, "layered DAG"),
+    ] {
         for n in [20usize, 40, 60] {
             for seed in 0..5u64 {
                 let name = format!("{label}, {n} ops, seed {seed}");

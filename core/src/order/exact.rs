@@ -448,8 +448,7 @@ impl Part {
             let av = &anc[v * words..(v + 1) * words];
             for k in 0..sts.len() {
                 let users = &st_users[k * words..(k + 1) * words];
-                let crosses =
-                    st_perm[k] || users.iter().zip(dv).any(|(x, y)| x & y != 0);
+                let crosses = st_perm[k] || users.iter().zip(dv).any(|(x, y)| x & y != 0);
                 if crosses && !st_transient[k] {
                     put(&mut cross[v * st_words..(v + 1) * st_words], k as u32);
                     let p = st_producer[k];
@@ -463,7 +462,10 @@ impl Part {
         let mut by_need: Vec<(u64, u32)> = (0..m)
             .map(|v| {
                 let c = &cross[v * st_words..(v + 1) * st_words];
-                (untouched + step[v] + weight(c.iter().copied(), &st_size), v as u32)
+                (
+                    untouched + step[v] + weight(c.iter().copied(), &st_size),
+                    v as u32,
+                )
             })
             .collect();
         by_need.sort_unstable_by(|x, y| y.cmp(x));
