@@ -632,6 +632,22 @@ impl Part {
         (out, peak)
     }
 
+    /// The op sequence that leads to state `id`.
+    fn path(&self, recs: &[Rec], log: &[u32], mut id: u32) -> Vec<OpIx> {
+        let mut chunks = Vec::new();
+        while id != NIL {
+            let r = recs[id as usize];
+            chunks.push(&log[r.log_at as usize..(r.log_at + r.log_len) as usize]);
+            id = r.parent;
+        }
+        chunks
+            .into_iter()
+            .rev()
+            .flatten()
+            .map(|&i| self.ops[i as usize])
+            .collect()
+    }
+
     fn search(&self, ctx: &mut Ctx, incumbent: &[OpIx], ub: u64, floor: u64) -> PartResult {
         let m = self.m();
         let w = self.words;
@@ -639,9 +655,15 @@ impl Part {
         let mut recs: Vec<Rec> = Vec::new();
         let mut log: Vec<u32> = Vec::new();
         let mut table: HashTable<u32> = HashTable::new();
-        let mut open: BinaryHeap<Reverse<(u64, u32, u64, u32)>> = BinaryHeap::new();
+        // Smallest f first; among equals the deepest state, then the one with least live memory,
+        // so that plateaus of equal f are searched depth-first.
+        let mut open: BinaryHeap<Reverse<(u64, u32, u64, u64, u32)>> = BinaryHeap::new();
         let full_count = m as u32;
-        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8 + 32) as u64;
+        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8 + 40) as u64;
+        // The best order known (the incumbent, improved by greedy completions of popped states)
+        // and its peak: only strictly better paths are searched.
+        let mut best: (Vec<OpIx>, u64) = (incumbent.to_vec(), ub);
+        let mut ub = ub;
 
         // The root, closed under dominance. Any lower bound on the final peak may serve as the
         // closure's limit: an op run early under it never raises the peak.
@@ -666,14 +688,16 @@ impl Part {
         });
         let count = |s: &[u64]| s.iter().map(|x| x.count_ones()).sum::<u32>();
         let f0 = g0.max(root_h);
-        if f0 < ub {
-            open.push(Reverse((f0, full_count - count(&set), g0, 0)));
-        }
+        open.push(Reverse((f0, full_count - count(&set), live, g0, 0)));
         let mut lb = f0.min(ub);
         let mut goal: Option<u32> = None;
         let mut child = vec![0u64; w];
-        while let Some(&Reverse((f, _, gv, id))) = open.peek() {
-            lb = lb.max(f.min(ub));
+        let mut expanded = 0u64;
+        while let Some(&Reverse((f, _, _, gv, id))) = open.peek() {
+            if f >= ub {
+                break; // nothing open can beat the best order
+            }
+            lb = lb.max(f);
             if recs[id as usize].g < gv {
                 open.pop();
                 continue; // stale: reached again with a lower peak
@@ -690,6 +714,21 @@ impl Part {
             open.pop();
             let rec = recs[id as usize];
             set.copy_from_slice(&keys[at..at + w]);
+            // Now and then, finish this state greedily: a better incumbent prunes more.
+            if expanded % 64 == 0 {
+                child.copy_from_slice(&set);
+                let (rest, peak) = self.complete(&mut child, rec.live, rec.g);
+                if peak < ub {
+                    let mut o = self.path(&recs, &log, id);
+                    o.extend(rest.iter().map(|&i| self.ops[i as usize]));
+                    best = (o, peak);
+                    ub = peak;
+                    if f >= ub {
+                        continue;
+                    }
+                }
+            }
+            expanded += 1;
             for i in 0..m as u32 {
                 if !self.ready(&set, i) {
                     continue;
@@ -706,6 +745,10 @@ impl Part {
                 log.push(i);
                 // `f` bounds every completion through the parent, so through the child too.
                 let gc = gc.max(self.closure(&mut child, &mut live, &mut log, gc.max(f)));
+                if gc >= ub {
+                    log.truncate(log_at);
+                    continue;
+                }
                 // Memory after a set depends only on the set, and so does `h`: a state seen
                 // before keeps its bound and is worth revisiting only with a lower peak.
                 let hsh = hash_words(&child);
@@ -752,54 +795,29 @@ impl Part {
                         (c, fc)
                     }
                 };
-                open.push(Reverse((fc, full_count - count(&child), gc, cid)));
+                open.push(Reverse((fc, full_count - count(&child), live, gc, cid)));
             }
         }
-        let path = |mut id: u32| {
-            let mut chunks = Vec::new();
-            while id != NIL {
-                let r = recs[id as usize];
-                chunks.push(&log[r.log_at as usize..(r.log_at + r.log_len) as usize]);
-                id = r.parent;
-            }
-            chunks
-                .into_iter()
-                .rev()
-                .flatten()
-                .map(|&i| self.ops[i as usize])
-                .collect::<Vec<OpIx>>()
-        };
         if let Some(id) = goal {
+            // Popped with the least f of all open states: optimal.
             let peak = recs[id as usize].g;
             return PartResult {
-                order: path(id),
+                order: self.path(&recs, &log, id),
                 peak,
                 lower_bound: peak,
                 optimal: true,
             };
         }
         if !ctx.stopped {
-            // Nothing strictly better than the incumbent exists.
+            // Every path strictly better than the best order was ruled out.
             return PartResult {
-                order: incumbent.to_vec(),
+                order: best.0,
                 peak: ub,
                 lower_bound: ub,
                 optimal: true,
             };
         }
-        // Out of budget: try to improve the incumbent from the most promising open state.
-        let mut best = (incumbent.to_vec(), ub);
-        if let Some(&Reverse((_, _, _, id))) = open.peek() {
-            let at = id as usize * w;
-            set.copy_from_slice(&keys[at..at + w]);
-            let r = recs[id as usize];
-            let (rest, peak) = self.complete(&mut set, r.live, r.g);
-            if peak < best.1 {
-                let mut o = path(id);
-                o.extend(rest.iter().map(|&i| self.ops[i as usize]));
-                best = (o, peak);
-            }
-        }
+        // Out of budget: the best order found, and the least open f as a bound.
         PartResult {
             order: best.0,
             peak: best.1,
