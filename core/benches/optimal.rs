@@ -12,7 +12,6 @@ mod order_gen;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering as AO};
-use std::time::Instant;
 
 use order_gen::Rng;
 use peakorder::examples::{seed_graph, SeedOptions};
@@ -43,10 +42,22 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-struct StdClock(Instant);
-impl Clock for StdClock {
+/// CPU time of the calling thread, in ms: "time on one core", unaffected by other load on a
+/// shared machine. Also the clock the searches' deadlines are read from.
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
+struct CpuClock;
+impl Clock for CpuClock {
     fn now_ms(&self) -> f64 {
-        self.0.elapsed().as_secs_f64() * 1e3
+        cpu_ms()
     }
 }
 
@@ -128,15 +139,14 @@ fn bench_plan(
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..runs {
-        let clock = StdClock(Instant::now());
         let opts = PlanOptions {
             method,
             budget_ms: Some(budget_ms),
             ..PlanOptions::default()
         };
-        let t = Instant::now();
-        let p = plan(g, &opts, &clock).expect("plan");
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = cpu_ms();
+        let p = plan(g, &opts, &CpuClock).expect("plan");
+        times.push(cpu_ms() - t);
         last = Some(p);
     }
     let p = last.unwrap();
@@ -201,6 +211,43 @@ fn main() {
         }
     }
 
+    // Many seeds per family at 60 ops: how many `auto` proves within its default 100 ms.
+    let mut summary = Vec::new();
+    for (kind, label) in [
+        (0u8, "random DAG"),
+        (1, "series-parallel"),
+        (2, "layered DAG"),
+    ] {
+        let name = format!("{label}, 60 ops, 40 seeds");
+        if !want(&name) {
+            continue;
+        }
+        let mut proven = 0;
+        let mut times = Vec::new();
+        for seed in 0..40u64 {
+            let mut r = Rng::new(seed * 7919 + 13);
+            let g = match kind {
+                0 => order_gen::dag(&mut r, 60),
+                1 => order_gen::series_parallel(&mut r, 60),
+                _ => order_gen::layered(&mut r, 60),
+            };
+            let opts = PlanOptions {
+                budget_ms: Some(budget_ms),
+                ..PlanOptions::default()
+            };
+            let t = cpu_ms();
+            let p = plan(&g, &opts, &CpuClock).expect("plan");
+            times.push(cpu_ms() - t);
+            proven += p.optimal as usize;
+        }
+        summary.push((
+            name,
+            proven,
+            median(times.clone()),
+            times.iter().cloned().fold(0.0, f64::max),
+        ));
+    }
+
     let name = "random in-tree, 1,000,000 ops";
     if want(name) {
         let g = random_in_tree(1_000_000, 7);
@@ -210,9 +257,9 @@ fn main() {
         for _ in 0..5 {
             let base = NOW.load(AO::Relaxed);
             PEAK.store(base, AO::Relaxed);
-            let t = Instant::now();
+            let t = cpu_ms();
             order = liu_order(&g).expect("in-tree");
-            times.push(t.elapsed().as_secs_f64() * 1e3);
+            times.push(cpu_ms() - t);
             mem = mem.max(PEAK.load(AO::Relaxed) - base);
         }
         let peak = peak_of(&g, &order);
@@ -228,6 +275,16 @@ fn main() {
         });
     }
 
+    if !summary.is_empty() {
+        println!(
+            "| family (auto, {budget_ms} ms budget) | proven optimal | median time | max time |"
+        );
+        println!("|---|---:|---:|---:|");
+        for (name, proven, med, max) in &summary {
+            println!("| {name} | {proven}/40 | {med:.2} ms | {max:.2} ms |");
+        }
+        println!();
+    }
     println!("| fixture | ops | method | peak | lower bound | proven | time | notes |");
     println!("|---|---:|---|---:|---:|---|---:|---|");
     for r in &rows {

@@ -281,6 +281,10 @@ struct Part {
     by_need: Vec<(u64, u32)>,
     /// Per op: its in-part predecessors as an op bitset.
     pred_mask: Vec<u64>,
+    /// Ops that can free at least what they allocate (the only ones the closure may run).
+    closable: Vec<u32>,
+    /// In-part successors of each op.
+    succs: Vec<Vec<u32>>,
 }
 
 #[derive(Clone, Copy)]
@@ -475,7 +479,26 @@ impl Part {
                 put(&mut pred_mask[i * words..(i + 1) * words], p);
             }
         }
+        let closable = (0..m as u32)
+            .filter(|&i| {
+                let most: u64 = reads[i as usize]
+                    .iter()
+                    .filter(|r| r.freeable)
+                    .map(|r| r.size)
+                    .sum::<u64>()
+                    + self_free[i as usize];
+                most >= alloc[i as usize]
+            })
+            .collect();
+        let mut succs = vec![Vec::new(); m];
+        for (i, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                succs[p as usize].push(i as u32);
+            }
+        }
         Part {
+            succs,
+            closable,
             by_need,
             pred_mask,
             ops: ops.to_vec(),
@@ -518,15 +541,19 @@ impl Part {
         f
     }
 
-    /// Runs the dominance closure in place: ops that stay under `limit` and do not raise memory.
-    /// Returns the most memory any of them used while running.
+    /// Runs the dominance closure in place and returns the most memory any op it ran used.
+    ///
+    /// An op that stays under `limit` (a lower bound on the final peak) and frees at least what
+    /// it allocates can run at once. So can a *chain* (each op a successor of the one before)
+    /// whose steps stay under `limit` and whose memory ends at or below every earlier point of
+    /// it, the start included: moved to the front of any order, it only lowers the memory the
+    /// other ops see, since what an op frees only grows as more ops have run.
     fn closure(&self, set: &mut [u64], live: &mut u64, log: &mut Vec<u32>, limit: u64) -> u64 {
-        let m = self.m() as u32;
         let mut high = 0;
         loop {
             let mut any = false;
-            for i in 0..m {
-                if !self.ready(set, i) || *live + self.step[i as usize] > limit {
+            for &i in &self.closable {
+                if *live + self.step[i as usize] > limit || !self.ready(set, i) {
                     continue;
                 }
                 let f = self.frees(set, i);
@@ -539,9 +566,62 @@ impl Part {
                 }
             }
             if !any {
+                any = self.chain(set, live, log, limit, &mut high);
+            }
+            if !any {
                 return high;
             }
         }
+    }
+
+    /// Finds and runs one chain for [`Part::closure`]; false if there is none.
+    fn chain(
+        &self,
+        set: &mut [u64],
+        live: &mut u64,
+        log: &mut Vec<u32>,
+        limit: u64,
+        high: &mut u64,
+    ) -> bool {
+        const MAX_CHAIN: usize = 8;
+        let start = log.len();
+        for first in 0..self.m() as u32 {
+            if *live + self.step[first as usize] > limit || !self.ready(set, first) {
+                continue;
+            }
+            let (live0, high0) = (*live, *high);
+            let mut low = *live; // least memory so far along the chain
+            let mut v = first;
+            loop {
+                *high = (*high).max(*live + self.step[v as usize]);
+                *live = *live + self.alloc[v as usize] - self.frees(set, v);
+                put(set, v);
+                log.push(v);
+                if *live <= low && log.len() - start > 1 {
+                    return true;
+                }
+                low = low.min(*live);
+                if log.len() - start >= MAX_CHAIN {
+                    break;
+                }
+                let next = self.succs[v as usize]
+                    .iter()
+                    .copied()
+                    .find(|&w| *live + self.step[w as usize] <= limit && self.ready(set, w));
+                match next {
+                    Some(w) => v = w,
+                    None => break,
+                }
+            }
+            // Undo the failed chain.
+            for &u in &log[start..] {
+                set[(u / 64) as usize] &= !(1 << (u % 64));
+            }
+            log.truncate(start);
+            *live = live0;
+            *high = high0;
+        }
+        false
     }
 
     /// Storages live after `set` ran (as a storage bitset in `out`).
