@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use serde::Serialize;
 
-use crate::bounds::lower_bound;
+use crate::bounds::part_lower_bound;
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
@@ -190,7 +190,7 @@ pub struct Ordering {
     pub order: Vec<OpIx>,
     /// The method proved no order has a lower peak.
     pub proven_optimal: bool,
-    /// A lower bound the method proved, beyond [`lower_bound`].
+    /// A lower bound the method proved, beyond [`crate::bounds::lower_bound`].
     pub lower_bound: Option<u64>,
 }
 
@@ -300,7 +300,7 @@ pub fn plan_hooked<'a>(
     let bound = if ordering.proven_optimal {
         peak
     } else {
-        lower_bound(g)
+        part_lower_bound(g)
             .max(ordering.lower_bound.unwrap_or(0))
             .min(peak)
     };
@@ -349,7 +349,7 @@ pub fn compare_hooked<'a>(
     clock: &'a dyn Clock,
     hooks: &Hooks<'a>,
 ) -> Comparison {
-    let mut bound = lower_bound(g);
+    let mut bound = part_lower_bound(g);
     let mut runs = Vec::new();
     for &method in Method::ALL {
         let o = PlanOptions {

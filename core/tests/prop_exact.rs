@@ -3,6 +3,7 @@
 mod order_gen;
 
 use order_gen::{brute_force, dag, in_forest, series_parallel, Rng};
+use peakorder::bounds::{lower_bound, part_lower_bound};
 use peakorder::order::auto::auto_order;
 use peakorder::order::exact::exact_search;
 use peakorder::order::greedy::greedy_order;
@@ -56,6 +57,15 @@ proptest! {
         }
     }
 
+    /// The stronger bound is a true lower bound, and at least the linear one.
+    #[test]
+    fn part_lower_bound_is_true(kind in 0u8..3, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let b = part_lower_bound(&g);
+        prop_assert!(lower_bound(&g) <= b);
+        prop_assert!(b <= brute_force(&g));
+    }
+
     /// `auto` (through `plan`, as the CLI calls it) is optimal and says so.
     #[test]
     fn auto_plan_is_optimal(kind in 0u8..3, seed in any::<u64>(), n in 1usize..=10) {
@@ -69,5 +79,22 @@ proptest! {
         let budget = Budget::new(&NoClock, None, u64::MAX);
         let o = auto_order(&g, &budget);
         prop_assert!(o.proven_optimal);
+    }
+}
+
+/// A cancelled search still returns a valid order and an honest flag.
+#[test]
+fn cancelled_search_returns_its_best() {
+    use std::sync::atomic::AtomicBool;
+    let cancel = AtomicBool::new(true);
+    for seed in 0..200u64 {
+        let g = graph((seed % 3) as u8, seed, 10);
+        let mut budget = Budget::new(&NoClock, None, u64::MAX);
+        budget.cancel = Some(&cancel);
+        let r = exact_search(&g, &budget, greedy_order(&g));
+        let sim = simulate(&g, &r.order).unwrap();
+        let best = brute_force(&g);
+        assert!(r.lower_bound <= best && best <= sim.peak_bytes);
+        assert!(!r.optimal || sim.peak_bytes == best);
     }
 }

@@ -38,3 +38,47 @@ proptest! {
         }
     }
 }
+
+/// A deep chain (and a deep caterpillar) must not overflow the stack: everything is iterative.
+#[test]
+fn deep_in_trees_do_not_recurse() {
+    use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+    use peakorder::{plan, Graph, Method, NoClock, PlanOptions};
+    let n = 200_000;
+    let mut tensors = vec![TensorSpec {
+        id: "t0".into(),
+        bytes: Some(1),
+        ..Default::default()
+    }];
+    let mut ops = Vec::new();
+    for i in 0..n {
+        tensors.push(TensorSpec {
+            id: format!("t{}", i + 1),
+            bytes: Some(1 + (i % 7) as u64),
+            ..Default::default()
+        });
+        ops.push(OpSpec {
+            id: format!("o{i}"),
+            inputs: vec![format!("t{i}")],
+            outputs: vec![format!("t{}", i + 1)],
+            ..Default::default()
+        });
+    }
+    let g = Graph::from_spec(GraphSpec {
+        format: None,
+        tensors,
+        ops,
+        outputs: vec![format!("t{n}")],
+        meta: None,
+    })
+    .unwrap();
+    let order = liu_order(&g).unwrap();
+    g.check_order(&order).unwrap();
+    let opts = PlanOptions {
+        method: Method::Auto,
+        budget_ms: None,
+        max_states: 1000,
+    };
+    let p = plan(&g, &opts, &NoClock).unwrap();
+    assert!(p.optimal);
+}

@@ -38,8 +38,9 @@ use crate::OpIx;
 
 const NIL: u32 = u32::MAX;
 
-/// Parts larger than this are not searched (a state costs O(ops) to expand).
-pub const MAX_PART_OPS: usize = 4096;
+/// Parts larger than this are not searched (a state costs O(ops) to expand, and setting a part
+/// up costs O(ops × storages)).
+pub const MAX_PART_OPS: usize = 1024;
 
 /// Positions in `order` (a topological order) of its cut ops: ops that every other op precedes
 /// or follows. Linear time: the op at position i is a cut when every earlier op has a successor
@@ -76,6 +77,39 @@ pub fn cut_positions(g: &Graph, order: &[OpIx]) -> Vec<usize> {
     }
     cuts.reverse();
     cuts
+}
+
+/// A lower bound on every order's peak from the cut decomposition of `order` (a topological
+/// order): the memory while each cut op runs is forced, and each part between cuts of at most
+/// `max_part_ops` ops gets the bound of the search's `h` at its start. See
+/// [`crate::bounds::part_lower_bound`].
+pub fn cut_part_bound(g: &Graph, order: &[OpIx], max_part_ops: usize) -> u64 {
+    let n = order.len();
+    let mut state = MemState::new(g);
+    let mut live_before = Vec::with_capacity(n);
+    let mut during = Vec::with_capacity(n);
+    for &v in order {
+        live_before.push(state.live());
+        during.push(state.run(v).0);
+    }
+    let mut pos = vec![0usize; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut bound = g.inputs_bytes();
+    let mut start = 0;
+    let cuts = cut_positions(g, order);
+    for c in cuts.iter().copied().chain(std::iter::once(n)) {
+        if c > start && c - start <= max_part_ops {
+            let part = Part::new(g, order, &pos, start, c, live_before[start]);
+            bound = bound.max(part.static_bound());
+        }
+        if c < n {
+            bound = bound.max(during[c]);
+        }
+        start = c + 1;
+    }
+    bound
 }
 
 /// The result of an exact search.
@@ -219,7 +253,7 @@ impl Ctx<'_, '_> {
         }
         if self.states >= self.budget.max_states || bytes > self.budget.max_memory_bytes {
             self.stopped = true;
-        } else if self.states % self.check_every == 0 {
+        } else if (self.states - 1) % self.check_every == 0 {
             if self.budget.expired() {
                 self.stopped = true;
             }
@@ -286,6 +320,9 @@ struct Part {
     /// In-part successors of each op.
     succs: Vec<Vec<u32>>,
 }
+
+/// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
+type OpenEntry = (u64, u32, u64, u64, u32);
 
 #[derive(Clone, Copy)]
 struct Rec {
@@ -684,29 +721,49 @@ impl Part {
         self.h(&set, self.live0, &mut scratch, u64::MAX)
     }
 
-    /// Completes `set` greedily (least net growth first), returning the ops and the peak.
-    fn complete(&self, set: &mut [u64], mut live: u64, mut peak: u64) -> (Vec<u32>, u64) {
+    /// Completes `set` greedily, returning the ops and the peak. Two rules run and the better
+    /// wins: least net growth first, and least new peak first (then least growth).
+    fn complete(&self, set: &[u64], live: u64, peak: u64) -> (Vec<u32>, u64) {
+        let a = self.complete_by(set, live, peak, false);
+        let b = self.complete_by(set, live, peak, true);
+        if b.1 < a.1 {
+            b
+        } else {
+            a
+        }
+    }
+
+    fn complete_by(
+        &self,
+        set: &[u64],
+        mut live: u64,
+        mut peak: u64,
+        peak_first: bool,
+    ) -> (Vec<u32>, u64) {
         let m = self.m() as u32;
+        let mut set = set.to_vec();
         let mut out = Vec::new();
         loop {
-            let mut best: Option<(i128, u64, u32)> = None;
+            let mut best: Option<(u64, i128, u64, u32)> = None;
             for i in 0..m {
-                if !self.ready(set, i) {
+                if !self.ready(&set, i) {
                     continue;
                 }
-                let k = (
-                    self.alloc[i as usize] as i128 - self.frees(set, i) as i128,
-                    self.step[i as usize],
-                    i,
-                );
+                let net = self.alloc[i as usize] as i128 - self.frees(&set, i) as i128;
+                let during = live + self.step[i as usize];
+                let k = if peak_first {
+                    (peak.max(during), net, during, i)
+                } else {
+                    (0, net, self.step[i as usize], i)
+                };
                 if best.map_or(true, |b| k < b) {
                     best = Some(k);
                 }
             }
-            let Some((_, _, i)) = best else { break };
+            let Some((_, _, _, i)) = best else { break };
             peak = peak.max(live + self.step[i as usize]);
-            live = live + self.alloc[i as usize] - self.frees(set, i);
-            put(set, i);
+            live = live + self.alloc[i as usize] - self.frees(&set, i);
+            put(&mut set, i);
             out.push(i);
         }
         (out, peak)
@@ -737,7 +794,7 @@ impl Part {
         let mut table: HashTable<u32> = HashTable::new();
         // Smallest f first; among equals the deepest state, then the one with least live memory,
         // so that plateaus of equal f are searched depth-first.
-        let mut open: BinaryHeap<Reverse<(u64, u32, u64, u64, u32)>> = BinaryHeap::new();
+        let mut open: BinaryHeap<Reverse<OpenEntry>> = BinaryHeap::new();
         let full_count = m as u32;
         let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8 + 40) as u64;
         // The best order known (the incumbent, improved by greedy completions of popped states)
@@ -796,8 +853,7 @@ impl Part {
             set.copy_from_slice(&keys[at..at + w]);
             // Now and then, finish this state greedily: a better incumbent prunes more.
             if expanded % 64 == 0 {
-                child.copy_from_slice(&set);
-                let (rest, peak) = self.complete(&mut child, rec.live, rec.g);
+                let (rest, peak) = self.complete(&set, rec.live, rec.g);
                 if peak < ub {
                     let mut o = self.path(&recs, &log, id);
                     o.extend(rest.iter().map(|&i| self.ops[i as usize]));

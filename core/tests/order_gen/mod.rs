@@ -122,12 +122,11 @@ pub fn in_forest(r: &mut Rng, n: usize) -> Graph {
             }
         }
     }
-    for i in 0..n {
-        let mut outs = vec![b.tensor(r.size(), false)];
+    for outs in ops_out.iter_mut() {
+        outs.push(b.tensor(r.size(), false));
         if r.chance(20) {
             outs.push(b.tensor(r.size(), false)); // multi-output
         }
-        ops_out[i] = outs;
     }
     // Build ops in index order (children before parents); shuffle op listing afterwards.
     let mut specs = Vec::new();
