@@ -82,6 +82,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Larger graphs (11–15 ops): more cut parts, longer chains for the dominance rules.
+    #[test]
+    fn exact_is_optimal_on_larger_graphs(kind in 0u8..3, seed in any::<u64>(), n in 11usize..=15) {
+        let g = graph(kind, seed, n);
+        let budget = Budget::new(&NoClock, None, u64::MAX);
+        let r = exact_search(&g, &budget, greedy_order(&g));
+        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let best = brute_force(&g);
+        prop_assert!(r.optimal);
+        prop_assert_eq!(sim.peak_bytes, best);
+    }
+}
+
 /// A cancelled search still returns a valid order and an honest flag.
 #[test]
 fn cancelled_search_returns_its_best() {

@@ -154,7 +154,7 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
         budget,
         stopped: false,
         best_peak: ub_peak,
-        check_every: (65_536 / n.max(1) as u64).clamp(1, 1024),
+        check_every: (16_384 / n.max(1) as u64).clamp(1, 1024),
     };
     if ub_peak == floor {
         return Exact {
@@ -796,7 +796,9 @@ impl Part {
         // so that plateaus of equal f are searched depth-first.
         let mut open: BinaryHeap<Reverse<OpenEntry>> = BinaryHeap::new();
         let full_count = m as u32;
-        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8 + 40) as u64;
+        // Key words, record and hash slot (with load-factor slack) per state; open entries apart.
+        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8) as u64;
+        let bytes_per_open = std::mem::size_of::<OpenEntry>() as u64;
         // The best order known (the incumbent, improved by greedy completions of popped states)
         // and its peak: only strictly better paths are searched.
         let mut best: (Vec<OpIx>, u64) = (incumbent.to_vec(), ub);
@@ -844,7 +846,9 @@ impl Part {
                 goal = Some(id);
                 break;
             }
-            let bytes = recs.len() as u64 * bytes_per_state + log.len() as u64 * 4;
+            let bytes = recs.len() as u64 * bytes_per_state
+                + log.len() as u64 * 4
+                + open.len() as u64 * bytes_per_open;
             if ctx.tick(bytes, lb) {
                 break;
             }
