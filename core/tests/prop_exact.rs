@@ -2,7 +2,7 @@
 
 mod order_gen;
 
-use order_gen::{brute_force, dag, in_forest, series_parallel, Rng};
+use order_gen::{brute_force, dag, in_forest, pieces, series_parallel, Rng};
 use peakorder::bounds::{lower_bound, part_lower_bound};
 use peakorder::order::auto::auto_order;
 use peakorder::order::exact::exact_search;
@@ -14,9 +14,10 @@ use proptest::prelude::*;
 
 fn graph(kind: u8, seed: u64, n: usize) -> Graph {
     let mut r = Rng::new(seed);
-    match kind % 3 {
+    match kind % 4 {
         0 => dag(&mut r, n),
         1 => series_parallel(&mut r, n),
+        2 => pieces(&mut r, n),
         _ => in_forest(&mut r, n),
     }
 }
@@ -26,7 +27,7 @@ proptest! {
 
     /// With room to finish, exact search proves the brute-force optimum.
     #[test]
-    fn exact_is_optimal(kind in 0u8..3, seed in any::<u64>(), n in 1usize..=10) {
+    fn exact_is_optimal(kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, u64::MAX);
         let r = exact_search(&g, &budget, greedy_order(&g));
@@ -42,7 +43,7 @@ proptest! {
     /// claims optimality only when it holds.
     #[test]
     fn exact_is_honest_when_cut_short(
-        kind in 0u8..3, seed in any::<u64>(), n in 1usize..=10, states in 0u64..20,
+        kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10, states in 0u64..20,
     ) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, states);
@@ -59,7 +60,7 @@ proptest! {
 
     /// The stronger bound is a true lower bound, and at least the linear one.
     #[test]
-    fn part_lower_bound_is_true(kind in 0u8..3, seed in any::<u64>(), n in 1usize..=10) {
+    fn part_lower_bound_is_true(kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let b = part_lower_bound(&g);
         prop_assert!(lower_bound(&g) <= b);
@@ -68,7 +69,7 @@ proptest! {
 
     /// `auto` (through `plan`, as the CLI calls it) is optimal and says so.
     #[test]
-    fn auto_plan_is_optimal(kind in 0u8..3, seed in any::<u64>(), n in 1usize..=10) {
+    fn auto_plan_is_optimal(kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let opts = PlanOptions { method: Method::Auto, budget_ms: None, max_states: u64::MAX };
         let p = plan(&g, &opts, &NoClock).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -87,7 +88,7 @@ proptest! {
 
     /// Larger graphs (11–15 ops): more cut parts, longer chains for the dominance rules.
     #[test]
-    fn exact_is_optimal_on_larger_graphs(kind in 0u8..3, seed in any::<u64>(), n in 11usize..=15) {
+    fn exact_is_optimal_on_larger_graphs(kind in 0u8..4, seed in any::<u64>(), n in 11usize..=15) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, u64::MAX);
         let r = exact_search(&g, &budget, greedy_order(&g));
@@ -104,7 +105,7 @@ fn cancelled_search_returns_its_best() {
     use std::sync::atomic::AtomicBool;
     let cancel = AtomicBool::new(true);
     for seed in 0..200u64 {
-        let g = graph((seed % 3) as u8, seed, 10);
+        let g = graph((seed % 4) as u8, seed, 10);
         let mut budget = Budget::new(&NoClock, None, u64::MAX);
         budget.cancel = Some(&cancel);
         let r = exact_search(&g, &budget, greedy_order(&g));

@@ -28,6 +28,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use std::collections::HashMap;
+
 use hashbrown::HashTable;
 
 use crate::bounds::lower_bound;
@@ -210,13 +212,25 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
             peak = peak.max(ub);
             continue;
         }
-        let r = part.search(&mut ctx, &incumbent[a..b], ub, floor);
+        // Independent components: solved one by one and merged; searched jointly only if the
+        // merge is not proven optimal.
+        let (mut part_order, mut part_ub) = (incumbent[a..b].to_vec(), ub);
+        if let Some(c) = solve_components(g, &incumbent, &pos, a, b, live_before[a], &mut ctx) {
+            floor = floor.max(c.lower_bound.min(ub));
+            if c.peak < part_ub {
+                (part_order, part_ub) = (c.order, c.peak);
+            }
+            if part_ub <= floor {
+                peak = peak.max(part_ub);
+                solved[p] = Some(part_order);
+                continue;
+            }
+        }
+        let r = part.search(&mut ctx, &part_order, part_ub, floor);
         floor = floor.max(r.lower_bound);
         peak = peak.max(r.peak);
         all_proven &= r.optimal;
-        if r.peak < ub {
-            solved[p] = Some(r.order);
-        }
+        solved[p] = Some(r.order);
     }
     let mut order = Vec::with_capacity(n);
     for (p, &(a, b)) in parts.iter().enumerate() {
@@ -266,6 +280,169 @@ impl Ctx<'_, '_> {
             }
         }
         self.stopped
+    }
+}
+
+/// Splits the part `order[a..b]` into independent components (no dependency between them, and
+/// no storage that two of them read and that the part frees), or `None` if it is one piece.
+fn components(
+    g: &Graph,
+    order: &[OpIx],
+    pos: &[usize],
+    a: usize,
+    b: usize,
+) -> Option<Vec<Vec<OpIx>>> {
+    let m = b - a;
+    let mut parent: Vec<u32> = (0..m as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    let union = |parent: &mut Vec<u32>, x: u32, y: u32| {
+        let (rx, ry) = (find(parent, x), find(parent, y));
+        if rx != ry {
+            parent[rx.max(ry) as usize] = rx.min(ry);
+        }
+    };
+    let local = |v: OpIx| {
+        let p = pos[v as usize];
+        (a..b).contains(&p).then(|| (p - a) as u32)
+    };
+    for (i, &v) in order[a..b].iter().enumerate() {
+        for &p in g.preds(v) {
+            if let Some(lp) = local(p) {
+                union(&mut parent, i as u32, lp);
+            }
+        }
+        for &s in g.reads(v) {
+            let freed_here = !g.pinned(s) && g.users(s).iter().all(|&u| pos[u as usize] < b);
+            if freed_here {
+                for &u in g.users(s) {
+                    if let Some(lu) = local(u) {
+                        union(&mut parent, i as u32, lu);
+                    }
+                }
+            }
+        }
+    }
+    let mut groups: HashMap<u32, Vec<OpIx>> = HashMap::new();
+    let mut roots = Vec::new();
+    for (i, &v) in order[a..b].iter().enumerate() {
+        let r = find(&mut parent, i as u32);
+        groups.entry(r).or_insert_with(|| {
+            roots.push(r);
+            Vec::new()
+        });
+        groups.get_mut(&r).expect("present").push(v);
+    }
+    if roots.len() < 2 {
+        return None;
+    }
+    Some(
+        roots
+            .into_iter()
+            .map(|r| groups.remove(&r).unwrap_or_default())
+            .collect(),
+    )
+}
+
+/// Solves each independent component of the part `order[a..b]` on its own and merges the
+/// orders as independent chains (segments by the exchange order of [`super::liu`]). The merged
+/// peak is an upper bound; a lower bound is each component's proven peak with the others at their
+/// lowest (they can only free what was live at the start).
+fn solve_components(
+    g: &Graph,
+    order: &[OpIx],
+    pos: &[usize],
+    a: usize,
+    b: usize,
+    live0: u64,
+    ctx: &mut Ctx,
+) -> Option<PartResult> {
+    let comps = components(g, order, pos, a, b)?;
+    let mut lbs = Vec::with_capacity(comps.len());
+    let mut frees_at_start = Vec::with_capacity(comps.len());
+    // (key, component, segment index, ops) of every segment.
+    let mut segs: Vec<((u8, i128), usize, usize, Vec<OpIx>)> = Vec::new();
+    let mut steps: HashMap<OpIx, (u64, i128)> = HashMap::new();
+    let mut all_optimal = true;
+    for (c, ops) in comps.iter().enumerate() {
+        let part = Part::of_ops(g, ops, pos, a, live0);
+        // Its incumbent: the order's own sequence of it.
+        let mut set = vec![0u64; part.words];
+        let (mut live, mut peak) = (live0, live0);
+        for i in 0..ops.len() as u32 {
+            peak = peak.max(live + part.step[i as usize]);
+            live = live + part.alloc[i as usize] - part.frees(&set, i);
+            put(&mut set, i);
+        }
+        let r = part.search(ctx, ops, peak, live0);
+        all_optimal &= r.optimal;
+        lbs.push(r.lower_bound);
+        frees_at_start.push(live0 - part.untouched - part.perm_at_start());
+        // Its best order as segments of (rise, net), merged while out of exchange order.
+        let index: HashMap<OpIx, u32> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v, i as u32))
+            .collect();
+        let mut set = vec![0u64; part.words];
+        let mut stack: Vec<(i128, i128, Vec<OpIx>)> = Vec::new();
+        for &v in &r.order {
+            let i = index[&v];
+            let rise = part.step[i as usize] as i128;
+            let net = part.alloc[i as usize] as i128 - part.frees(&set, i) as i128;
+            steps.insert(v, (part.step[i as usize], net));
+            put(&mut set, i);
+            let mut cur = (rise, net, vec![v]);
+            while let Some(top) = stack.last() {
+                if seg_key(cur.0, cur.1) > seg_key(top.0, top.1) {
+                    break;
+                }
+                let (tr, tn, mut tops) = stack.pop().expect("non-empty");
+                tops.extend(cur.2);
+                cur = (tr.max(tn + cur.0), tn + cur.1, tops);
+            }
+            stack.push(cur);
+        }
+        for (k, (r, n, ops)) in stack.into_iter().enumerate() {
+            segs.push((seg_key(r, n), c, k, ops));
+        }
+    }
+    segs.sort_by(|x, y| (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)));
+    let merged: Vec<OpIx> = segs.into_iter().flat_map(|s| s.3).collect();
+    let (mut live, mut peak) = (live0 as i128, live0 as i128);
+    for v in &merged {
+        let (step, net) = steps[v];
+        peak = peak.max(live + step as i128);
+        live += net;
+    }
+    let total_free: u64 = frees_at_start.iter().sum();
+    let lower = lbs
+        .iter()
+        .zip(&frees_at_start)
+        .map(|(&lb, &f)| lb.saturating_sub(total_free - f))
+        .max()
+        .unwrap_or(0);
+    let peak = peak.max(0) as u64;
+    Some(PartResult {
+        order: merged,
+        peak,
+        lower_bound: lower.min(peak),
+        optimal: all_optimal && lower >= peak,
+    })
+}
+
+/// The exchange order of independent segments (see [`super::liu`]): those that free memory
+/// first by rise ascending, then the others by rise − net descending.
+fn seg_key(rise: i128, net: i128) -> (u8, i128) {
+    if net < 0 {
+        (0, rise)
+    } else {
+        (1, net - rise)
     }
 }
 
@@ -369,19 +546,25 @@ impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
     /// `live0` the memory after `order[..a]`.
     fn new(g: &Graph, order: &[OpIx], pos: &[usize], a: usize, b: usize, live0: u64) -> Part {
-        let ops = &order[a..b];
+        Part::of_ops(g, &order[a..b], pos, a, live0)
+    }
+
+    /// A part made of `ops` (listed in a topological order): ops at positions before `a` in the
+    /// order `pos` describes have run, `live0` is the memory then, and every other op runs
+    /// after the part (or alongside it, when `ops` is one independent component of a part: what
+    /// they read is never freed here).
+    fn of_ops(g: &Graph, ops: &[OpIx], pos: &[usize], a: usize, live0: u64) -> Part {
         let m = ops.len();
         let words = m.div_ceil(64).max(1);
-        let local = |v: OpIx| {
-            let p = pos[v as usize];
-            if (a..b).contains(&p) {
-                (p - a) as u32
-            } else {
-                NIL
-            }
-        };
+        let mut index: HashMap<OpIx, u32> = HashMap::with_capacity(m);
+        for (i, &v) in ops.iter().enumerate() {
+            index.insert(v, i as u32);
+        }
+        let local = |v: OpIx| index.get(&v).copied().unwrap_or(NIL);
+        let before = |v: OpIx| pos[v as usize] < a;
         // A storage is "permanent" inside the part when it is never freed there.
-        let perm = |s: u32| g.pinned(s) || g.users(s).iter().any(|&u| pos[u as usize] >= b);
+        let perm =
+            |s: u32| g.pinned(s) || g.users(s).iter().any(|&u| !before(u) && local(u) == NIL);
         let mut preds = Vec::with_capacity(m);
         let mut reads = Vec::with_capacity(m);
         let mut alloc = Vec::with_capacity(m);
@@ -436,9 +619,7 @@ impl Part {
         let mut touched_live = 0;
         for (k, &s) in sts.iter().enumerate() {
             let producer = g.tensors()[s as usize].producer.map_or(NIL, local);
-            let before = g.tensors()[s as usize]
-                .producer
-                .map_or(true, |p| pos[p as usize] < a);
+            let made_before = g.tensors()[s as usize].producer.map_or(true, before);
             st_size.push(g.size(s));
             st_producer.push(producer);
             for &u in g.users(s) {
@@ -450,9 +631,10 @@ impl Part {
             st_perm.push(perm(s));
             st_transient.push(producer != NIL && g.users(s).is_empty() && !g.pinned(s));
             // Live at the start: made before, and not freed before (a user remains, or never).
-            let users_left = g.users(s).iter().any(|&u| pos[u as usize] >= a);
-            let never_freed = g.pinned(s) || (g.users(s).is_empty() && producer == NIL);
-            if before && (never_freed || users_left) {
+            let users_left = g.users(s).iter().any(|&u| !before(u));
+            let never_freed = g.pinned(s)
+                || (g.users(s).is_empty() && g.tensors()[s as usize].producer.is_none());
+            if made_before && (never_freed || users_left) {
                 touched_live += g.size(s);
             }
         }
@@ -559,6 +741,16 @@ impl Part {
 
     fn m(&self) -> usize {
         self.ops.len()
+    }
+
+    /// Bytes live at the start, among the storages the part touches, that it never frees.
+    fn perm_at_start(&self) -> u64 {
+        let mut set = vec![0u64; self.st_words];
+        self.live_set(&vec![0u64; self.words], &mut set);
+        (0..self.st_size.len() as u32)
+            .filter(|&k| has(&set, k) && self.st_perm[k as usize])
+            .map(|k| self.st_size[k as usize])
+            .sum()
     }
 
     #[inline]

@@ -367,3 +367,49 @@ pub fn layered(r: &mut Rng, n: usize) -> Graph {
     shuffle_ops(r, &mut b);
     b.graph()
 }
+
+/// Two or three independent pieces (small DAGs over their own tensors) that may share a pinned
+/// input, and sometimes a donated one (which couples them: it is freed after the last reader).
+pub fn pieces(r: &mut Rng, n: usize) -> Graph {
+    let mut b = Builder::default();
+    let shared = b.tensor(r.size(), false);
+    let donated = r.chance(30).then(|| b.tensor(r.size() + 1, true));
+    let k = if n >= 6 {
+        2 + r.below(2) as usize
+    } else {
+        2.min(n)
+    };
+    let mut sizes = vec![n / k; k];
+    for s in sizes.iter_mut().take(n % k) {
+        *s += 1;
+    }
+    for &m in &sizes {
+        let mut pool = vec![b.tensor(r.size(), r.chance(30))];
+        if r.chance(50) {
+            pool.push(shared.clone());
+        }
+        if let Some(d) = &donated {
+            if r.chance(50) {
+                pool.push(d.clone());
+            }
+        }
+        for _ in 0..m {
+            let mut inputs = Vec::new();
+            for _ in 0..1 + r.below(2) {
+                let len = pool.len() as u64;
+                inputs.push(pool[(len - 1 - r.below(len.min(3))) as usize].clone());
+            }
+            let t = b.tensor(r.size(), false);
+            let mut outputs = vec![t.clone()];
+            if r.chance(15) {
+                outputs.push(b.view(&t));
+            }
+            b.op(inputs, outputs, workspace(r));
+            pool.push(t);
+        }
+        let last = pool.last().unwrap().clone();
+        b.output(&last);
+    }
+    shuffle_ops(r, &mut b);
+    b.graph()
+}
