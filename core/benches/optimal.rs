@@ -317,6 +317,7 @@ fn main() {
         (0u8, "random DAG"),
         (1, "series-parallel"),
         (2, "layered DAG"),
+        (3, "2-3 independent pieces"),
     ] {
         let name = format!("{label}, 60 ops, 40 seeds");
         if !want(&name) {
@@ -329,7 +330,8 @@ fn main() {
             let g = match kind {
                 0 => order_gen::dag(&mut r, 60),
                 1 => order_gen::series_parallel(&mut r, 60),
-                _ => order_gen::layered(&mut r, 60),
+                2 => order_gen::layered(&mut r, 60),
+                _ => order_gen::pieces(&mut r, 60),
             };
             let opts = PlanOptions {
                 budget_ms: Some(budget_ms),

@@ -366,7 +366,7 @@ fn solve_components(
     let mut lbs = Vec::with_capacity(comps.len());
     let mut frees_at_start = Vec::with_capacity(comps.len());
     // (key, component, segment index, ops) of every segment.
-    let mut segs: Vec<((u8, i128), usize, usize, Vec<OpIx>)> = Vec::new();
+    let mut segs: Vec<Segment> = Vec::new();
     let mut steps: HashMap<OpIx, (u64, i128)> = HashMap::new();
     let mut all_optimal = true;
     for (c, ops) in comps.iter().enumerate() {
@@ -412,7 +412,7 @@ fn solve_components(
             segs.push((seg_key(r, n), c, k, ops));
         }
     }
-    segs.sort_by(|x, y| (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)));
+    segs.sort_by_key(|x| (x.0, x.1, x.2));
     let merged: Vec<OpIx> = segs.into_iter().flat_map(|s| s.3).collect();
     let (mut live, mut peak) = (live0 as i128, live0 as i128);
     for v in &merged {
@@ -435,6 +435,9 @@ fn solve_components(
         optimal: all_optimal && lower >= peak,
     })
 }
+
+/// A segment of a component's order: (exchange key, component, index in it, ops).
+type Segment = ((u8, i128), usize, usize, Vec<OpIx>);
 
 /// The exchange order of independent segments (see [`super::liu`]): those that free memory
 /// first by rise ascending, then the others by rise − net descending.
