@@ -90,3 +90,49 @@ fn dbg() {
         println!("kind {kind}: 3 components x 20 ops: proven {proven}/20 within 20000 states");
     }
 }
+#[test]
+fn dump() {
+    let mut r = Rng::new(26 * 7919 + 13);
+    let g = series_parallel(&mut r, 60);
+    std::fs::write(
+        "/tmp/po/sp26.json",
+        serde_json::to_string(&to_json(&g)).unwrap(),
+    )
+    .unwrap();
+}
+#[test]
+fn dump_hard() {
+    use peakorder::{plan, Clock, Method, PlanOptions};
+    struct C(std::time::Instant);
+    impl Clock for C {
+        fn now_ms(&self) -> f64 {
+            self.0.elapsed().as_secs_f64() * 1e3
+        }
+    }
+    for seed in 0..5u64 {
+        let mut r = Rng::new(seed + 500);
+        let g = series_parallel(&mut r, 150);
+        let p = plan(
+            &g,
+            &PlanOptions {
+                method: Method::Auto,
+                budget_ms: Some(5000.0),
+                max_states: u64::MAX,
+            },
+            &C(std::time::Instant::now()),
+        )
+        .unwrap();
+        println!(
+            "seed {seed}: peak {} lb {} opt {} {}ms",
+            p.peak_bytes, p.lower_bound_bytes, p.optimal, p.elapsed_ms
+        );
+        if !p.optimal && p.peak_bytes > p.lower_bound_bytes + 10 {
+            std::fs::write(
+                "/tmp/po/sp150.json",
+                serde_json::to_string(&to_json(&g)).unwrap(),
+            )
+            .unwrap();
+            break;
+        }
+    }
+}

@@ -70,3 +70,41 @@ fn compare_lists_the_optimal_methods() {
     let auto = methods.iter().find(|m| m["method"] == "auto").unwrap();
     assert_eq!(auto["optimal"], true);
 }
+
+/// Ctrl-C (SIGINT) stops a long search and the best order so far is printed, exit 0.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_best_order() {
+    let graph = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/cases/optimal-sp150-hard.json"
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_peakorder"))
+        .args([
+            "plan",
+            graph,
+            "--json",
+            "--budget-ms",
+            "600000",
+            "--max-states",
+            "1000000000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["order"].as_array().unwrap().len(), 150);
+    assert_eq!(v["optimal"], false);
+    assert!(v["peak_bytes"].as_u64() >= v["lower_bound_bytes"].as_u64());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interrupted"), "{err}");
+}

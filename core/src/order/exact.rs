@@ -156,6 +156,7 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
         budget,
         stopped: false,
         best_peak: ub_peak,
+        others: 0,
         check_every: (16_384 / n.max(1) as u64).clamp(1, 1024),
     };
     if ub_peak == floor {
@@ -189,6 +190,8 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
     let mut by_ub: Vec<usize> = (0..parts.len()).collect();
     by_ub.sort_by_key(|&p| Reverse(part_ub(&parts[p])));
     let mut solved: Vec<Option<Vec<OpIx>>> = vec![None; parts.len()];
+    let mut solved_peak: Vec<Option<u64>> = vec![None; parts.len()];
+    let part_ub_of = |r: &(usize, usize)| part_ub(r);
     let mut peak = g.inputs_bytes();
     let mut all_proven = true;
     for &p in &by_ub {
@@ -223,10 +226,19 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
             if part_ub <= floor {
                 peak = peak.max(part_ub);
                 solved[p] = Some(part_order);
+                solved_peak[p] = Some(part_ub);
                 continue;
             }
         }
+        ctx.others = parts
+            .iter()
+            .enumerate()
+            .filter(|&(q, _)| q != p)
+            .map(|(q, r)| solved_peak[q].unwrap_or_else(|| part_ub_of(r)))
+            .max()
+            .unwrap_or(0);
         let r = part.search(&mut ctx, &part_order, part_ub, floor);
+        solved_peak[p] = Some(r.peak);
         floor = floor.max(r.lower_bound);
         peak = peak.max(r.peak);
         all_proven &= r.optimal;
@@ -254,6 +266,8 @@ struct Ctx<'b, 'a> {
     budget: &'b Budget<'a>,
     stopped: bool,
     best_peak: u64,
+    /// Largest best peak among the parts other than the one being searched.
+    others: u64,
     /// Expansions between clock reads (fewer for large parts, whose expansions cost more).
     check_every: u64,
 }
@@ -271,7 +285,7 @@ impl Ctx<'_, '_> {
             if self.budget.expired() {
                 self.stopped = true;
             }
-            if self.states % (16 * self.check_every) == 0 {
+            if (self.states - 1) % (16 * self.check_every) == 0 {
                 self.budget.report(&Progress {
                     states: self.states,
                     best_peak: self.best_peak,
@@ -1058,6 +1072,7 @@ impl Part {
                     o.extend(rest.iter().map(|&i| self.ops[i as usize]));
                     best = (o, peak);
                     ub = peak;
+                    ctx.best_peak = ctx.others.max(ub);
                     if f >= ub {
                         continue;
                     }
