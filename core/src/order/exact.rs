@@ -40,6 +40,9 @@ use crate::OpIx;
 
 const NIL: u32 = u32::MAX;
 
+/// Longest chain the dominance closure tries (see [`Part::closure`]).
+const MAX_CHAIN: usize = 8;
+
 /// Parts larger than this are not searched (a state costs O(ops) to expand, and setting a part
 /// up costs O(ops × storages)).
 pub const MAX_PART_OPS: usize = 1024;
@@ -513,6 +516,9 @@ struct Part {
     closable: Vec<u32>,
     /// In-part successors of each op.
     succs: Vec<Vec<u32>>,
+    /// Ops that can start a chain for [`Part::chain`]: some successor chain from them could end
+    /// at or below its start even if every op freed all it possibly can.
+    chain_starts: Vec<u32>,
 }
 
 /// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
@@ -732,7 +738,37 @@ impl Part {
                 succs[p as usize].push(i as u32);
             }
         }
+        // best[v]: least cumulative (alloc − most it can free) over successor chains from v of
+        // at most MAX_CHAIN ops, by rounds in reverse topological order.
+        let optimistic: Vec<i128> = (0..m)
+            .map(|i| {
+                let most: u64 = reads[i]
+                    .iter()
+                    .filter(|r| r.freeable)
+                    .map(|r| r.size)
+                    .sum::<u64>()
+                    + self_free[i];
+                alloc[i] as i128 - most as i128
+            })
+            .collect();
+        let mut best = optimistic.clone();
+        for _ in 1..MAX_CHAIN {
+            let prev = best.clone();
+            for v in 0..m {
+                if let Some(t) = succs[v].iter().map(|&w| prev[w as usize]).min() {
+                    best[v] = optimistic[v].min(optimistic[v] + t);
+                }
+            }
+        }
+        let chain_starts = (0..m as u32)
+            .filter(|&v| {
+                succs[v as usize]
+                    .iter()
+                    .any(|&w| optimistic[v as usize] + best[w as usize] <= 0)
+            })
+            .collect();
         Part {
+            chain_starts,
             succs,
             closable,
             by_need,
@@ -829,9 +865,8 @@ impl Part {
         limit: u64,
         high: &mut u64,
     ) -> bool {
-        const MAX_CHAIN: usize = 8;
         let start = log.len();
-        for first in 0..self.m() as u32 {
+        for &first in &self.chain_starts {
             if *live + self.step[first as usize] > limit || !self.ready(set, first) {
                 continue;
             }
