@@ -2,33 +2,33 @@
 //!
 //! Memory after a set S of ops has run depends only on S (DESIGN.md §1), so an order is a path
 //! through the downsets (sets closed under predecessors) from ∅ to all ops, and its peak is the
-//! largest step cost on the path: live(S) + alloc(v) + workspace(v). We search it best-first
-//! (A* with `max` in place of `+`, as in P. E. Hart, N. J. Nilsson, B. Raphael, "A formal basis
-//! for the heuristic determination of minimum cost paths", 1968), the approach of
-//! M. Kayaaslan, T. Lambert, L. Marchal, B. Uçar, "Scheduling series-parallel task graphs to
-//! minimize peak memory", TCS 707, 2018 (§ on exact search), with:
+//! largest step cost on the path: live(S) + alloc(v) + workspace(v). We search it best-first:
+//! A* (P. E. Hart, N. J. Nilsson, B. Raphael, "A formal basis for the heuristic determination of
+//! minimum cost paths", IEEE Trans. SSC 4(2), 1968) with `max` in place of `+`. The problem is
+//! NP-hard in general (see M. Kayaaslan, T. Lambert, L. Marchal, B. Uçar, "Scheduling
+//! series-parallel task graphs to minimize peak memory", TCS 707, 2018), so the search is pruned:
 //!
-//! - **an upper bound**: the best heuristic order; only strictly better paths are searched, so an
-//!   exhausted search proves the incumbent optimal;
-//! - **admissible lower bounds** per state: the next op must run on top of live(S); and every op
-//!   still to run needs its reads, outputs and workspace on top of the storages that are live and
-//!   never freed again;
-//! - **a dominance rule**: an op whose run stays under the peak already paid (or under a proven
-//!   lower bound) and frees at least what it allocates can run at once: moving it first never
-//!   raises memory later, since what it frees only grows as other ops run;
-//! - **divide and conquer at cut ops**: an op that every other op must precede or follow splits
-//!   every order into the same three parts, so each part between cuts is searched on its own,
-//!   largest upper bound first, and a part whose incumbent is under the proven bound is skipped.
+//! - **an upper bound**: the best heuristic order, improved now and then by finishing a popped
+//!   state greedily; only strictly better paths are searched, so an exhausted search proves the
+//!   best order optimal;
+//! - **admissible lower bounds** per state: the next op runs on top of live(S); and every op still
+//!   to run has on top of it the storages, live now or made by its ancestors, that it or one of
+//!   its descendants still needs (or that are never freed);
+//! - **dominance rules**: an op that runs under a lower bound of the final peak and frees at least
+//!   what it allocates can run at once, and so can a chain of successors that stays under it and
+//!   ends at its own lowest memory (`Part::closure` gives the argument);
+//! - **divide and conquer**: an op that every other op must precede or follow (a cut) splits every
+//!   order into the same three parts, searched separately, largest upper bound first, skipping a
+//!   part whose incumbent is under the proven bound; and a part made of independent components is
+//!   first solved component by component, the orders merged as independent chains.
 //!
 //! States are bitsets of the part's ops in an arena, indexed by a hash table of `u32` ids; the
 //! table's memory is capped ([`Budget::max_memory_bytes`]). When the budget runs out the search
-//! returns its best order (the incumbent, or a greedy completion of the most promising state) and
-//! the smallest open f-value as a proven lower bound, with `optimal: false`.
+//! returns its best order and the smallest open f-value as a proven lower bound, with
+//! `optimal: false`.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 
 use hashbrown::HashTable;
 
