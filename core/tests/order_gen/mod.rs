@@ -335,6 +335,11 @@ pub fn brute_force(g: &Graph) -> u64 {
 /// A layered DAG, like a network with branches and skip connections: ops in layers of 1–4,
 /// each reading one to three tensors from the last three layers.
 pub fn layered(r: &mut Rng, n: usize) -> Graph {
+    Graph::from_spec(layered_spec(r, n)).expect("generated graph is valid")
+}
+
+/// The spec of [`layered`].
+pub fn layered_spec(r: &mut Rng, n: usize) -> GraphSpec {
     let mut b = Builder::default();
     let x = b.tensor(r.size() + 1, r.chance(30));
     let mut layers: Vec<Vec<String>> = vec![vec![x]];
@@ -365,7 +370,7 @@ pub fn layered(r: &mut Rng, n: usize) -> Graph {
         b.output(&t);
     }
     shuffle_ops(r, &mut b);
-    b.graph()
+    b.spec
 }
 
 /// Two or three independent pieces (small DAGs over their own tensors) that may share a pinned
