@@ -27,7 +27,8 @@ pub use bounds::lower_bound;
 pub use error::Error;
 pub use graph::{Graph, Op, Tensor};
 pub use plan::{
-    compare, plan, Budget, Clock, Comparison, Method, MethodRow, NoClock, Plan, PlanOptions,
+    compare, compare_hooked, plan, plan_hooked, Budget, Clock, Comparison, Hooks, Method,
+    MethodRow, NoClock, Plan, PlanOptions, Progress,
 };
 pub use simulate::{peak_of, simulate, Simulation, Step};
 

@@ -6,10 +6,11 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use serde::Serialize;
 
-use crate::bounds::lower_bound;
+use crate::bounds::part_lower_bound;
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
@@ -31,19 +32,65 @@ impl Clock for NoClock {
     }
 }
 
-/// How much work a search may do.
+/// Where a long search stands, reported through [`Budget::progress`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// States expanded so far.
+    pub states: u64,
+    /// Peak of the best order known so far.
+    pub best_peak: u64,
+    /// A proven lower bound on every order's peak.
+    pub lower_bound: u64,
+}
+
+/// How much work a search may do. The core never spawns threads or reads a clock of its own:
+/// the caller passes a clock, an optional cancel flag (set e.g. by a Ctrl-C handler) and an
+/// optional progress callback.
 pub struct Budget<'a> {
     pub clock: &'a dyn Clock,
     /// Absolute time (on `clock`) after which a search stops and returns its best so far.
     pub deadline_ms: Option<f64>,
     /// Most search states a search may expand.
     pub max_states: u64,
+    /// Most bytes a search's state table may hold.
+    pub max_memory_bytes: u64,
+    /// When set to true, a search stops as if its budget ran out.
+    pub cancel: Option<&'a AtomicBool>,
+    /// Called now and then (every few thousand states) while a search runs.
+    pub progress: Option<&'a dyn Fn(&Progress)>,
 }
 
-impl Budget<'_> {
-    /// True once the deadline has passed.
+/// Default cap on a search's state table.
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
+
+impl<'a> Budget<'a> {
+    /// A budget of `max_states` states and an optional deadline, no cancel flag, no progress.
+    pub fn new(clock: &'a dyn Clock, deadline_ms: Option<f64>, max_states: u64) -> Budget<'a> {
+        Budget {
+            clock,
+            deadline_ms,
+            max_states,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            cancel: None,
+            progress: None,
+        }
+    }
+
+    /// True once the deadline has passed or the search was cancelled.
     pub fn expired(&self) -> bool {
-        self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
+        self.cancelled() || self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
+    }
+
+    /// True once the cancel flag is set.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(AtomicOrdering::Relaxed))
+    }
+
+    /// Reports progress to the callback, if any.
+    pub fn report(&self, p: &Progress) {
+        if let Some(f) = self.progress {
+            f(p);
+        }
     }
 }
 
@@ -54,17 +101,37 @@ pub enum Method {
     Program,
     /// Memory-aware greedy list scheduling ([`order::greedy`]).
     Greedy,
+    /// Liu's optimal algorithm for in-forests ([`order::liu`]); refuses other graphs.
+    Liu,
+    /// Best-first search over downsets with proofs ([`order::exact`]).
+    Exact,
+    /// Liu where it applies, else exact search within the budget, else the best heuristic
+    /// ([`order::auto`]).
+    Auto,
 }
 
 impl Method {
     /// Every method, in the order `compare` lists them.
-    pub const ALL: &'static [Method] = &[Method::Program, Method::Greedy];
+    pub const ALL: &'static [Method] = &[
+        Method::Program,
+        Method::Greedy,
+        Method::Liu,
+        Method::Exact,
+        Method::Auto,
+    ];
+
+    /// The heuristics `auto` and `exact` run for an upper bound (and keep the best of when the
+    /// search cannot finish). A new heuristic only needs to be added here.
+    pub const HEURISTICS: &'static [Method] = &[Method::Program, Method::Greedy];
 
     /// The name used on the command line and in plans.
     pub fn name(self) -> &'static str {
         match self {
             Method::Program => "program",
             Method::Greedy => "greedy",
+            Method::Liu => "liu",
+            Method::Exact => "exact",
+            Method::Auto => "auto",
         }
     }
 
@@ -110,7 +177,7 @@ pub struct PlanOptions {
 impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
-            method: Method::Greedy,
+            method: Method::Auto,
             budget_ms: Some(100.0),
             max_states: 2_000_000,
         }
@@ -123,12 +190,13 @@ pub struct Ordering {
     pub order: Vec<OpIx>,
     /// The method proved no order has a lower peak.
     pub proven_optimal: bool,
-    /// A lower bound the method proved, beyond [`lower_bound`].
+    /// A lower bound the method proved, beyond [`crate::bounds::lower_bound`].
     pub lower_bound: Option<u64>,
 }
 
 impl Ordering {
-    fn heuristic(order: Vec<OpIx>) -> Ordering {
+    /// An order with no proof attached.
+    pub fn heuristic(order: Vec<OpIx>) -> Ordering {
         Ordering {
             order,
             proven_optimal: false,
@@ -138,10 +206,17 @@ impl Ordering {
 }
 
 /// Runs one orderer.
-pub fn run_method(g: &Graph, method: Method, _budget: &Budget) -> Result<Ordering, Error> {
+pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering, Error> {
     match method {
         Method::Program => order::program::program_order(g).map(Ordering::heuristic),
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
+        Method::Liu => order::liu::liu_order(g).map(|order| Ordering {
+            order,
+            proven_optimal: true,
+            lower_bound: None,
+        }),
+        Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
+        Method::Auto => Ok(order::auto::auto_order(g, budget)),
     }
 }
 
@@ -171,22 +246,34 @@ fn program_peak(g: &Graph) -> Option<u64> {
         .map(|o| peak_of(g, &o))
 }
 
-fn make_budget<'a>(opts: &PlanOptions, clock: &'a dyn Clock, start: f64) -> Budget<'a> {
-    Budget {
-        clock,
-        deadline_ms: opts.budget_ms.map(|b| start + b),
-        max_states: opts.max_states,
-    }
+/// What a caller can hook into a search: a cancel flag and a progress callback.
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    pub cancel: Option<&'a AtomicBool>,
+    pub progress: Option<&'a dyn Fn(&Progress)>,
+}
+
+fn make_budget<'a>(
+    opts: &PlanOptions,
+    clock: &'a dyn Clock,
+    start: f64,
+    hooks: &Hooks<'a>,
+) -> Budget<'a> {
+    let mut b = Budget::new(clock, opts.budget_ms.map(|b| start + b), opts.max_states);
+    b.cancel = hooks.cancel;
+    b.progress = hooks.progress;
+    b
 }
 
 /// Runs `method`, re-checks its order and measures its peak.
-fn plan_one(
+fn plan_one<'a>(
     g: &Graph,
     opts: &PlanOptions,
-    clock: &dyn Clock,
+    clock: &'a dyn Clock,
+    hooks: &Hooks<'a>,
 ) -> Result<(Ordering, u64, f64), Error> {
     let start = clock.now_ms();
-    let budget = make_budget(opts, clock, start);
+    let budget = make_budget(opts, clock, start, hooks);
     let ordering = run_method(g, opts.method, &budget)?;
     // Every order is re-checked: a planner bug must surface as a failed check, never as a
     // silently wrong plan.
@@ -198,10 +285,25 @@ fn plan_one(
 
 /// Plans `g` with `opts.method`.
 pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Error> {
-    let (ordering, peak, elapsed_ms) = plan_one(g, opts, clock)?;
-    let bound = lower_bound(g)
-        .max(ordering.lower_bound.unwrap_or(0))
-        .min(peak);
+    plan_hooked(g, opts, clock, &Hooks::default())
+}
+
+/// [`plan`] with a cancel flag and a progress callback.
+pub fn plan_hooked<'a>(
+    g: &Graph,
+    opts: &PlanOptions,
+    clock: &'a dyn Clock,
+    hooks: &Hooks<'a>,
+) -> Result<Plan, Error> {
+    let (ordering, peak, elapsed_ms) = plan_one(g, opts, clock, hooks)?;
+    // A proven optimum is itself the best lower bound.
+    let bound = if ordering.proven_optimal {
+        peak
+    } else {
+        part_lower_bound(g)
+            .max(ordering.lower_bound.unwrap_or(0))
+            .min(peak)
+    };
     Ok(Plan {
         order: g.op_ids(&ordering.order),
         peak_bytes: peak,
@@ -237,16 +339,29 @@ pub struct Comparison {
 
 /// Runs every method in [`Method::ALL`] with the same options otherwise.
 pub fn compare(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Comparison {
-    let mut bound = lower_bound(g);
+    compare_hooked(g, opts, clock, &Hooks::default())
+}
+
+/// [`compare`] with a cancel flag and a progress callback.
+pub fn compare_hooked<'a>(
+    g: &Graph,
+    opts: &PlanOptions,
+    clock: &'a dyn Clock,
+    hooks: &Hooks<'a>,
+) -> Comparison {
+    let mut bound = part_lower_bound(g);
     let mut runs = Vec::new();
     for &method in Method::ALL {
         let o = PlanOptions {
             method,
             ..opts.clone()
         };
-        let r = plan_one(g, &o, clock);
-        if let Ok((ordering, _, _)) = &r {
+        let r = plan_one(g, &o, clock, hooks);
+        if let Ok((ordering, peak, _)) = &r {
             bound = bound.max(ordering.lower_bound.unwrap_or(0));
+            if ordering.proven_optimal {
+                bound = bound.max(*peak);
+            }
         }
         runs.push((method, r));
     }

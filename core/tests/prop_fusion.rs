@@ -18,11 +18,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 fn budget() -> Budget<'static> {
-    Budget {
-        clock: &NoClock,
-        deadline_ms: None,
-        max_states: 1_000_000_000,
-    }
+    Budget::new(&NoClock, None, 1_000_000_000)
 }
 
 // ---------- exact planning by brute force ----------

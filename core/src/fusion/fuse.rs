@@ -28,9 +28,9 @@ use crate::plan::{plan, Budget, Method, PlanOptions};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-/// The planner fusion asks. The lead switches this to the best method the core has; it is used
-/// nowhere else.
-pub const PLAN_METHOD: Method = Method::Greedy;
+/// The planner fusion asks: `auto` (Liu or exact search, else the best heuristic), so fusion
+/// decisions rest on proven peaks wherever the budget allows. It is used nowhere else.
+pub const PLAN_METHOD: Method = Method::Auto;
 
 /// Most region choices the exhaustive search will enumerate before the agglomerative search
 /// takes over (Bell(8) = 4140 partitions of eight ops of one tag).

@@ -3,5 +3,8 @@
 //! One algorithm per module. Each returns a complete topological order; the planner re-checks
 //! it with the simulator before reporting it.
 
+pub mod auto;
+pub mod exact;
 pub mod greedy;
+pub mod liu;
 pub mod program;

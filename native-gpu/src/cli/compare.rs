@@ -3,20 +3,30 @@
 use std::path::Path;
 
 use peakorder::units::format_bytes;
-use peakorder::{Comparison, PlanOptions};
+use peakorder::{Comparison, Hooks, PlanOptions, Progress};
 
 use super::input::read_graph;
 use super::plan::to_json;
+use super::search::{install_ctrl_c, ProgressLine, CANCEL};
 use super::table::{ms, Table};
 use super::{CliError, StdClock};
 
-pub fn run(path: &Path, budget_ms: f64, json: bool) -> Result<(), CliError> {
+pub fn run(path: &Path, budget_ms: f64, max_states: u64, json: bool) -> Result<(), CliError> {
     let g = read_graph(path)?;
     let opts = PlanOptions {
         budget_ms: Some(budget_ms),
+        max_states,
         ..PlanOptions::default()
     };
-    let cmp = peakorder::compare(&g, &opts, &StdClock::new());
+    install_ctrl_c();
+    let line = ProgressLine::new();
+    let progress = |p: &Progress| line.update(p);
+    let hooks = Hooks {
+        cancel: Some(&CANCEL),
+        progress: Some(&progress),
+    };
+    let cmp = peakorder::compare_hooked(&g, &opts, &StdClock::new(), &hooks);
+    drop(line);
     if json {
         println!("{}", to_json(&cmp));
     } else {

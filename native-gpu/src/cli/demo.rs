@@ -29,7 +29,7 @@ pub fn run(json: bool, device: &str, print_graph: bool) -> Result<(), CliError> 
     let g =
         Graph::from_spec(spec).map_err(|e| CliError::Other(format!("built-in seed graph: {e}")))?;
     let opts = PlanOptions {
-        method: Method::Greedy,
+        method: Method::Auto,
         ..PlanOptions::default()
     };
     let plan = peakorder::plan(&g, &opts, &StdClock::new())?;

@@ -20,11 +20,11 @@ pub fn run(
 ) -> Result<(), CliError> {
     let g = read_graph(path)?;
     let clock = StdClock::new();
-    let budget = Budget {
-        clock: &clock,
-        deadline_ms: Some(budget_ms),
-        max_states: PlanOptions::default().max_states.saturating_mul(50),
-    };
+    let budget = Budget::new(
+        &clock,
+        Some(budget_ms),
+        PlanOptions::default().max_states.saturating_mul(50),
+    );
     let f = fuse(&g, peak_limit, &budget).map_err(|e| match e {
         // A limit no fusion meets is not malformed input.
         e @ peakorder::Error::PeakLimit { .. } => CliError::Other(e.to_string()),

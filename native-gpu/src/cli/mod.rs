@@ -15,6 +15,7 @@ mod input;
 mod plan;
 mod run;
 mod report;
+mod search;
 mod simulate;
 mod table;
 
@@ -38,12 +39,16 @@ enum Command {
     Plan {
         /// Graph JSON file, or `-` for stdin.
         graph: PathBuf,
-        /// Planning method (see `peakorder compare` for the list).
-        #[arg(long, short, default_value = "greedy")]
+        /// Planning method: auto (default: optimal where it can prove it), liu, exact, or a
+        /// heuristic (see `peakorder compare` for the list).
+        #[arg(long, short, default_value = "auto")]
         method: String,
         /// Time budget for searches, in milliseconds.
         #[arg(long, default_value_t = 100.0)]
         budget_ms: f64,
+        /// Most states a search may expand.
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: u64,
         /// Print exact JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -63,6 +68,9 @@ enum Command {
         graph: PathBuf,
         #[arg(long, default_value_t = 100.0)]
         budget_ms: f64,
+        /// Most states a search may expand.
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: u64,
         #[arg(long)]
         json: bool,
     },
@@ -162,14 +170,16 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             graph,
             method,
             budget_ms,
+            max_states,
             json,
-        } => plan::run(&graph, &method, budget_ms, json),
+        } => plan::run(&graph, &method, budget_ms, max_states, json),
         Command::Simulate { graph, order, json } => simulate::run(&graph, &order, json),
         Command::Compare {
             graph,
             budget_ms,
+            max_states,
             json,
-        } => compare::run(&graph, budget_ms, json),
+        } => compare::run(&graph, budget_ms, max_states, json),
         Command::Run {
             graph,
             device,

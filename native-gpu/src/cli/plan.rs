@@ -3,21 +3,36 @@
 use std::path::Path;
 
 use peakorder::units::{format_bytes, format_bytes_signed};
-use peakorder::{Method, Plan, PlanOptions};
+use peakorder::{Hooks, Method, Plan, PlanOptions, Progress};
 
 use super::input::read_graph;
+use super::search::{install_ctrl_c, ProgressLine, CANCEL};
 use super::table::ms;
 use super::{CliError, StdClock};
 
-pub fn run(path: &Path, method: &str, budget_ms: f64, json: bool) -> Result<(), CliError> {
+pub fn run(
+    path: &Path,
+    method: &str,
+    budget_ms: f64,
+    max_states: u64,
+    json: bool,
+) -> Result<(), CliError> {
     let g = read_graph(path)?;
     let method: Method = method.parse()?;
     let opts = PlanOptions {
         method,
         budget_ms: Some(budget_ms),
-        ..PlanOptions::default()
+        max_states,
     };
-    let plan = peakorder::plan(&g, &opts, &StdClock::new())?;
+    install_ctrl_c();
+    let line = ProgressLine::new();
+    let progress = |p: &Progress| line.update(p);
+    let hooks = Hooks {
+        cancel: Some(&CANCEL),
+        progress: Some(&progress),
+    };
+    let plan = peakorder::plan_hooked(&g, &opts, &StdClock::new(), &hooks)?;
+    drop(line);
     if json {
         println!("{}", to_json(&plan));
     } else {

@@ -1,0 +1,416 @@
+//! Benchmark of the optimal orderers: for each fixture, the peak, the lower bound, whether it is
+//! proven optimal, and the planning time (median of several runs), as a Markdown table that
+//! docs/benchmarks.md commits. Run: `cargo bench -p peakorder --bench optimal` (add a fixture
+//! name substring to run only matching fixtures).
+//!
+//! Memory is measured with a counting allocator: the most bytes allocated at once while the
+//! orderer ran, above what was allocated before it started.
+
+#[path = "../tests/order_gen/mod.rs"]
+mod order_gen;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering as AO};
+
+use order_gen::Rng;
+use peakorder::examples::{seed_graph, SeedOptions};
+use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+use peakorder::order::liu::liu_order;
+use peakorder::units::format_bytes;
+use peakorder::{peak_of, plan, Clock, Graph, Method, PlanOptions};
+
+struct Counting;
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            let now = NOW.fetch_add(l.size(), AO::Relaxed) + l.size();
+            PEAK.fetch_max(now, AO::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        NOW.fetch_sub(l.size(), AO::Relaxed);
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// CPU time of the calling thread, in ms: "time on one core", unaffected by other load on a
+/// shared machine. Also the clock the searches' deadlines are read from.
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
+struct CpuClock;
+impl Clock for CpuClock {
+    fn now_ms(&self) -> f64 {
+        cpu_ms()
+    }
+}
+
+/// A random in-tree of `n` ops: op i feeds a random later op (or is a root); each op makes one
+/// tensor of 1..=64 KiB and some have workspace.
+fn random_in_tree(n: usize, seed: u64) -> Graph {
+    let mut r = Rng::new(seed);
+    let mut inbox: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut tensors = Vec::with_capacity(n + 1);
+    let mut ops = Vec::with_capacity(n);
+    tensors.push(TensorSpec {
+        id: "x".into(),
+        bytes: Some(1024),
+        ..Default::default()
+    });
+    for i in 0..n {
+        let t = format!("t{i}");
+        tensors.push(TensorSpec {
+            id: t.clone(),
+            bytes: Some(1024 * (1 + r.below(64))),
+            ..Default::default()
+        });
+        let mut inputs = std::mem::take(&mut inbox[i]);
+        if inputs.is_empty() {
+            inputs.push("x".into());
+        }
+        ops.push(OpSpec {
+            id: format!("o{i}"),
+            inputs,
+            outputs: vec![t.clone()],
+            workspace: r.chance(10).then(|| 1024 * r.below(32)),
+            ..Default::default()
+        });
+        // Mostly near parents, sometimes far: deep and bushy at once.
+        if i + 1 < n {
+            let p = if r.chance(80) {
+                i + 1 + r.below(8.min((n - i - 1) as u64)) as usize
+            } else {
+                i + 1 + r.below((n - i - 1) as u64) as usize
+            };
+            inbox[p].push(t);
+        }
+    }
+    let outputs = vec![format!("t{}", n - 1)];
+    Graph::from_spec(GraphSpec {
+        format: None,
+        tensors,
+        ops,
+        outputs,
+        meta: None,
+    })
+    .expect("valid tree")
+}
+
+/// A stack of `layers` transformer blocks (14 ops each: layer norms, Q/K/V projections, a
+/// transposed view of K, scores, softmax, attention, output projection, residual adds, a 4x MLP)
+/// over a 512-token sequence of width 768 with 12 heads, f32, weights owned by the caller.
+fn transformer(layers: usize) -> Graph {
+    let (seq, d, heads) = (512u64, 768u64, 12u64);
+    let act = seq * d * 4;
+    let mut tensors: Vec<TensorSpec> = Vec::new();
+    let mut ops: Vec<OpSpec> = Vec::new();
+    let mut t = |id: &str, bytes: Option<u64>, alias: Option<&str>| {
+        tensors.push(TensorSpec {
+            id: id.into(),
+            bytes,
+            alias_of: alias.map(|a| a.to_string()),
+            ..Default::default()
+        });
+        id.to_string()
+    };
+    let mut h = t("h0", Some(act), None);
+    let mut specs = Vec::new();
+    for l in 0..layers {
+        let n = |x: &str| format!("{x}{l}");
+        let wq = t(&n("Wq"), Some(d * d * 4), None);
+        let wk = t(&n("Wk"), Some(d * d * 4), None);
+        let wv = t(&n("Wv"), Some(d * d * 4), None);
+        let wo = t(&n("Wo"), Some(d * d * 4), None);
+        let w1 = t(&n("W1_"), Some(d * 4 * d * 4), None);
+        let w2 = t(&n("W2_"), Some(4 * d * d * 4), None);
+        let ln1 = t(&n("ln1_"), Some(act), None);
+        let q = t(&n("q"), Some(act), None);
+        let k = t(&n("k"), Some(act), None);
+        let v = t(&n("v"), Some(act), None);
+        let kt = t(&n("kt"), None, Some(&k));
+        let sc = t(&n("scores"), Some(heads * seq * seq * 4), None);
+        let pr = t(&n("probs"), Some(heads * seq * seq * 4), None);
+        let o = t(&n("attn"), Some(act), None);
+        let proj = t(&n("proj"), Some(act), None);
+        let h2 = t(&n("res1_"), Some(act), None);
+        let ln2 = t(&n("ln2_"), Some(act), None);
+        let up = t(&n("up"), Some(4 * act), None);
+        let ge = t(&n("gelu"), Some(4 * act), None);
+        let down = t(&n("down"), Some(act), None);
+        let h3 = t(&n("res2_"), Some(act), None);
+        let mut op = |id: &str, ins: Vec<&String>, outs: Vec<&String>, ws: u64| {
+            specs.push(OpSpec {
+                id: format!("{id}{l}"),
+                inputs: ins.into_iter().cloned().collect(),
+                outputs: outs.into_iter().cloned().collect(),
+                workspace: (ws > 0).then_some(ws),
+                ..Default::default()
+            });
+        };
+        op("layernorm1_", vec![&h], vec![&ln1], 0);
+        op("q_proj", vec![&ln1, &wq], vec![&q], 0);
+        op("k_proj", vec![&ln1, &wk], vec![&k], 0);
+        op("v_proj", vec![&ln1, &wv], vec![&v], 0);
+        op("k_transpose", vec![], vec![&kt], 0);
+        op("scores", vec![&q, &kt], vec![&sc], 0);
+        op("softmax", vec![&sc], vec![&pr], seq * 4 * heads);
+        op("attention", vec![&pr, &v], vec![&o], 0);
+        op("out_proj", vec![&o, &wo], vec![&proj], 0);
+        op("residual1_", vec![&h, &proj], vec![&h2], 0);
+        op("layernorm2_", vec![&h2], vec![&ln2], 0);
+        op("mlp_up", vec![&ln2, &w1], vec![&up], 0);
+        op("gelu", vec![&up], vec![&ge], 0);
+        op("mlp_down", vec![&ge, &w2], vec![&down], 0);
+        op("residual2_", vec![&h2, &down], vec![&h3], 0);
+        h = h3;
+    }
+    ops.extend(specs);
+    Graph::from_spec(GraphSpec {
+        format: None,
+        tensors,
+        ops,
+        outputs: vec![h],
+        meta: None,
+    })
+    .expect("valid transformer")
+}
+
+/// The process's peak resident set (Linux), or "n/a".
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or("n/a".into(), |kib| format_bytes(kib * 1024))
+}
+
+struct Row {
+    fixture: String,
+    ops: usize,
+    method: String,
+    peak: u64,
+    bound: u64,
+    proven: bool,
+    ms: f64,
+    extra: String,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn bench_plan(
+    rows: &mut Vec<Row>,
+    name: &str,
+    g: &Graph,
+    method: Method,
+    budget_ms: f64,
+    runs: usize,
+) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..runs {
+        let opts = PlanOptions {
+            method,
+            budget_ms: Some(budget_ms),
+            ..PlanOptions::default()
+        };
+        let t = cpu_ms();
+        let p = plan(g, &opts, &CpuClock).expect("plan");
+        times.push(cpu_ms() - t);
+        last = Some(p);
+    }
+    let p = last.unwrap();
+    rows.push(Row {
+        fixture: name.into(),
+        ops: g.num_ops(),
+        method: method.name().into(),
+        peak: p.peak_bytes,
+        bound: p.lower_bound_bytes,
+        proven: p.optimal,
+        ms: median(times),
+        extra: String::new(),
+    });
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let want = |name: &str| filter.as_ref().map_or(true, |f| name.contains(f.as_str()));
+    // `--budget-ms=N` raises the search deadline of the DAG fixtures (default 100 ms, as `auto`).
+    let budget_ms: f64 = std::env::args()
+        .find_map(|a| {
+            a.strip_prefix("--budget-ms=")
+                .map(|v| v.parse().expect("number"))
+        })
+        .unwrap_or(100.0);
+    let mut rows = Vec::new();
+
+    for paths in [10usize, 40, 200] {
+        let name = format!("seed graph, {paths} paths");
+        if !want(&name) {
+            continue;
+        }
+        let g = Graph::from_spec(seed_graph(SeedOptions {
+            paths,
+            ..SeedOptions::default()
+        }))
+        .unwrap();
+        for m in [Method::Auto, Method::Exact, Method::Greedy] {
+            bench_plan(&mut rows, &name, &g, m, 100.0, 21);
+        }
+    }
+
+    for layers in [4usize, 24] {
+        let name = format!("transformer, {layers} layers");
+        if want(&name) {
+            let g = transformer(layers);
+            for m in [Method::Auto, Method::Greedy, Method::Program] {
+                bench_plan(&mut rows, &name, &g, m, 100.0, 5);
+            }
+        }
+    }
+
+    for (kind, label) in [
+        (0u8, "random DAG"),
+        (1, "series-parallel"),
+        (2, "layered DAG"),
+    ] {
+        for n in [60usize] {
+            for seed in 0..5u64 {
+                let name = format!("{label}, {n} ops, seed {seed}");
+                if !want(&name) {
+                    continue;
+                }
+                let mut r = Rng::new(seed * 1000 + n as u64);
+                let g = match kind {
+                    0 => order_gen::dag(&mut r, n),
+                    1 => order_gen::series_parallel(&mut r, n),
+                    _ => order_gen::layered(&mut r, n),
+                };
+                bench_plan(&mut rows, &name, &g, Method::Auto, budget_ms, 3);
+            }
+        }
+    }
+
+    // Many seeds per family at 60 ops: how many `auto` proves within its default 100 ms.
+    let mut summary = Vec::new();
+    for (kind, label) in [
+        (0u8, "random DAG"),
+        (1, "series-parallel"),
+        (2, "layered DAG"),
+        (3, "2-3 independent pieces"),
+    ] {
+        let name = format!("{label}, 60 ops, 40 seeds");
+        if !want(&name) {
+            continue;
+        }
+        let mut proven = 0;
+        let mut times = Vec::new();
+        for seed in 0..40u64 {
+            let mut r = Rng::new(seed * 7919 + 13);
+            let g = match kind {
+                0 => order_gen::dag(&mut r, 60),
+                1 => order_gen::series_parallel(&mut r, 60),
+                2 => order_gen::layered(&mut r, 60),
+                _ => order_gen::pieces(&mut r, 60),
+            };
+            let opts = PlanOptions {
+                budget_ms: Some(budget_ms),
+                ..PlanOptions::default()
+            };
+            let t = cpu_ms();
+            let p = plan(&g, &opts, &CpuClock).expect("plan");
+            times.push(cpu_ms() - t);
+            proven += p.optimal as usize;
+        }
+        summary.push((
+            name,
+            proven,
+            median(times.clone()),
+            times.iter().cloned().fold(0.0, f64::max),
+        ));
+    }
+
+    let name = "random in-tree, 1,000,000 ops";
+    if want(name) {
+        let before = NOW.load(AO::Relaxed);
+        PEAK.store(before, AO::Relaxed);
+        let g = random_in_tree(1_000_000, 7);
+        let graph_held = NOW.load(AO::Relaxed) - before;
+        let graph_peak = PEAK.load(AO::Relaxed) - before;
+        let mut times = Vec::new();
+        let mut mem = 0;
+        let mut order = Vec::new();
+        for _ in 0..5 {
+            let base = NOW.load(AO::Relaxed);
+            PEAK.store(base, AO::Relaxed);
+            let t = cpu_ms();
+            order = liu_order(&g).expect("in-tree");
+            times.push(cpu_ms() - t);
+            mem = mem.max(PEAK.load(AO::Relaxed) - base);
+        }
+        let peak = peak_of(&g, &order);
+        rows.push(Row {
+            fixture: name.into(),
+            ops: g.num_ops(),
+            method: "liu".into(),
+            peak,
+            bound: peak,
+            proven: true,
+            ms: median(times),
+            extra: format!(
+                "Liu allocated at most {}; the graph holds {} (building it peaked at {}); \
+                 process peak RSS {}",
+                format_bytes(mem as u64),
+                format_bytes(graph_held as u64),
+                format_bytes(graph_peak as u64),
+                peak_rss()
+            ),
+        });
+    }
+
+    if !summary.is_empty() {
+        println!(
+            "| family (auto, {budget_ms} ms budget) | proven optimal | median time | max time |"
+        );
+        println!("|---|---:|---:|---:|");
+        for (name, proven, med, max) in &summary {
+            println!("| {name} | {proven}/40 | {med:.2} ms | {max:.2} ms |");
+        }
+        println!();
+    }
+    println!("| fixture | ops | method | peak | lower bound | proven | time | notes |");
+    println!("|---|---:|---|---:|---:|---|---:|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.2} ms | {} |",
+            r.fixture,
+            r.ops,
+            r.method,
+            format_bytes(r.peak),
+            format_bytes(r.bound),
+            if r.proven { "yes" } else { "no" },
+            r.ms,
+            r.extra
+        );
+    }
+}

@@ -1,0 +1,1247 @@
+//! Exact search: the optimal peak as a bottleneck shortest path over the lattice of downsets.
+//!
+//! Memory after a set S of ops has run depends only on S (DESIGN.md §1), so an order is a path
+//! through the downsets (sets closed under predecessors) from ∅ to all ops, and its peak is the
+//! largest step cost on the path: live(S) + alloc(v) + workspace(v). We search it best-first:
+//! A* (P. E. Hart, N. J. Nilsson, B. Raphael, "A formal basis for the heuristic determination of
+//! minimum cost paths", IEEE Trans. SSC 4(2), 1968) with `max` in place of `+`. The problem is
+//! NP-hard in general (see M. Kayaaslan, T. Lambert, L. Marchal, B. Uçar, "Scheduling
+//! series-parallel task graphs to minimize peak memory", TCS 707, 2018), so the search is pruned:
+//!
+//! - **an upper bound**: the best heuristic order, improved now and then by finishing a popped
+//!   state greedily; only strictly better paths are searched, so an exhausted search proves the
+//!   best order optimal;
+//! - **admissible lower bounds** per state: the next op runs on top of live(S); and every op still
+//!   to run has on top of it the storages, live now or made by its ancestors, that it or one of
+//!   its descendants still needs (or that are never freed);
+//! - **dominance rules**: an op that runs under a lower bound of the final peak and frees at least
+//!   what it allocates can run at once, and so can a chain of successors that stays under it and
+//!   ends at its own lowest memory (`Part::closure` gives the argument);
+//! - **divide and conquer**: an op that every other op must precede or follow (a cut) splits every
+//!   order into the same three parts, searched separately, largest upper bound first, skipping a
+//!   part whose incumbent is under the proven bound; and a part made of independent components is
+//!   first solved component by component, the orders merged as independent chains.
+//!
+//! States are bitsets of the part's ops in an arena, indexed by a hash table of `u32` ids; the
+//! table's memory is capped ([`Budget::max_memory_bytes`]). When the budget runs out the search
+//! returns its best order and the smallest open f-value as a proven lower bound, with
+//! `optimal: false`.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use hashbrown::HashTable;
+
+use crate::bounds::lower_bound;
+use crate::graph::Graph;
+use crate::plan::{Budget, Ordering, Progress};
+use crate::simulate::MemState;
+use crate::OpIx;
+
+const NIL: u32 = u32::MAX;
+
+/// Longest chain the dominance closure tries (see [`Part::closure`]).
+const MAX_CHAIN: usize = 8;
+
+/// Parts larger than this are not searched (a state costs O(ops) to expand, and setting a part
+/// up costs O(ops × storages)).
+pub const MAX_PART_OPS: usize = 1024;
+
+/// Positions in `order` (a topological order) of its cut ops: ops that every other op precedes
+/// or follows. Linear time: the op at position i is a cut when every earlier op has a successor
+/// at or before i (so, inductively, reaches it) and every later op a predecessor at or after i.
+pub fn cut_positions(g: &Graph, order: &[OpIx]) -> Vec<usize> {
+    let n = order.len();
+    let mut pos = vec![0usize; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut prefix_ok = vec![false; n];
+    let mut worst = 0usize; // largest "earliest successor" among ops before i
+    for i in 0..n {
+        prefix_ok[i] = worst <= i;
+        let v = order[i];
+        let min_succ = g
+            .succs(v)
+            .iter()
+            .map(|&w| pos[w as usize])
+            .min()
+            .unwrap_or(usize::MAX);
+        worst = worst.max(min_succ);
+    }
+    let mut cuts = Vec::new();
+    // Smallest "latest predecessor" among ops after i (-1 for an op with none: never a cut).
+    let mut low = i64::MAX;
+    for i in (0..n).rev() {
+        if prefix_ok[i] && low >= i as i64 {
+            cuts.push(i);
+        }
+        let v = order[i];
+        let max_pred = g.preds(v).iter().map(|&p| pos[p as usize] as i64).max();
+        low = low.min(max_pred.unwrap_or(-1));
+    }
+    cuts.reverse();
+    cuts
+}
+
+/// A lower bound on every order's peak from the cut decomposition of `order` (a topological
+/// order): the memory while each cut op runs is forced, and each part between cuts of at most
+/// `max_part_ops` ops gets the bound of the search's `h` at its start. See
+/// [`crate::bounds::part_lower_bound`].
+pub fn cut_part_bound(g: &Graph, order: &[OpIx], max_part_ops: usize) -> u64 {
+    let n = order.len();
+    let mut state = MemState::new(g);
+    let mut live_before = Vec::with_capacity(n);
+    let mut during = Vec::with_capacity(n);
+    for &v in order {
+        live_before.push(state.live());
+        during.push(state.run(v).0);
+    }
+    let mut pos = vec![0usize; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut bound = g.inputs_bytes();
+    let mut start = 0;
+    let cuts = cut_positions(g, order);
+    for c in cuts.iter().copied().chain(std::iter::once(n)) {
+        if c > start && c - start <= max_part_ops {
+            let part = Part::new(g, order, &pos, start, c, live_before[start]);
+            bound = bound.max(part.static_bound());
+        }
+        if c < n {
+            bound = bound.max(during[c]);
+        }
+        start = c + 1;
+    }
+    bound
+}
+
+/// The result of an exact search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exact {
+    pub order: Vec<OpIx>,
+    pub peak: u64,
+    /// A proven lower bound on every order's peak (equal to `peak` when `optimal`).
+    pub lower_bound: u64,
+    pub optimal: bool,
+    /// States expanded.
+    pub states: u64,
+}
+
+impl From<Exact> for Ordering {
+    fn from(e: Exact) -> Ordering {
+        Ordering {
+            order: e.order,
+            proven_optimal: e.optimal,
+            lower_bound: Some(e.lower_bound),
+        }
+    }
+}
+
+/// Exact search seeded with `incumbent`, a complete topological order of `g` (the best heuristic
+/// order known). Never fails: when the budget runs out it returns the best order found and a
+/// proven lower bound.
+pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
+    let n = g.num_ops();
+    // The memory before and during each step of the incumbent.
+    let mut state = MemState::new(g);
+    let mut live_before = Vec::with_capacity(n);
+    let mut during = Vec::with_capacity(n);
+    for &v in &incumbent {
+        live_before.push(state.live());
+        during.push(state.run(v).0);
+    }
+    let ub_peak = during.iter().copied().fold(g.inputs_bytes(), u64::max);
+    let mut floor = lower_bound(g).min(ub_peak);
+    let mut ctx = Ctx {
+        states: 0,
+        budget,
+        stopped: false,
+        best_peak: ub_peak,
+        others: 0,
+        check_every: (16_384 / n.max(1) as u64).clamp(1, 1024),
+    };
+    if ub_peak == floor {
+        return Exact {
+            order: incumbent,
+            peak: ub_peak,
+            lower_bound: floor,
+            optimal: true,
+            states: 0,
+        };
+    }
+    // Parts between cut ops; a cut op is a part of its own.
+    let cuts = cut_positions(g, &incumbent);
+    let mut pos = vec![0usize; n];
+    for (i, &v) in incumbent.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for &c in &cuts {
+        if c > start {
+            parts.push((start, c));
+        }
+        parts.push((c, c + 1));
+        start = c + 1;
+    }
+    if start < n {
+        parts.push((start, n));
+    }
+    let part_ub = |&(a, b): &(usize, usize)| during[a..b].iter().copied().max().unwrap_or(0);
+    let mut by_ub: Vec<usize> = (0..parts.len()).collect();
+    by_ub.sort_by_key(|&p| Reverse(part_ub(&parts[p])));
+    let mut solved: Vec<Option<Vec<OpIx>>> = vec![None; parts.len()];
+    let mut solved_peak: Vec<Option<u64>> = vec![None; parts.len()];
+    let part_ub_of = |r: &(usize, usize)| part_ub(r);
+    let mut peak = g.inputs_bytes();
+    let mut all_proven = true;
+    for &p in &by_ub {
+        let (a, b) = parts[p];
+        let ub = part_ub(&parts[p]);
+        if ub <= floor || b - a == 1 {
+            // Under the proven bound (or forced): the incumbent's part is as good as any.
+            floor = floor.max(if b - a == 1 { ub } else { floor });
+            peak = peak.max(ub);
+            continue;
+        }
+        if b - a > MAX_PART_OPS {
+            // Too wide to search state by state; keep the incumbent's part.
+            all_proven = false;
+            peak = peak.max(ub);
+            continue;
+        }
+        let part = Part::new(g, &incumbent, &pos, a, b, live_before[a]);
+        floor = floor.max(part.static_bound().min(ub));
+        if ub <= floor {
+            peak = peak.max(ub);
+            continue;
+        }
+        // Independent components: solved one by one and merged; searched jointly only if the
+        // merge is not proven optimal.
+        let (mut part_order, mut part_ub) = (incumbent[a..b].to_vec(), ub);
+        if let Some(c) = solve_components(g, &incumbent, &pos, a, b, live_before[a], &mut ctx) {
+            floor = floor.max(c.lower_bound.min(ub));
+            if c.peak < part_ub {
+                (part_order, part_ub) = (c.order, c.peak);
+            }
+            if part_ub <= floor {
+                peak = peak.max(part_ub);
+                solved[p] = Some(part_order);
+                solved_peak[p] = Some(part_ub);
+                continue;
+            }
+        }
+        ctx.others = parts
+            .iter()
+            .enumerate()
+            .filter(|&(q, _)| q != p)
+            .map(|(q, r)| solved_peak[q].unwrap_or_else(|| part_ub_of(r)))
+            .max()
+            .unwrap_or(0);
+        let r = part.search(&mut ctx, &part_order, part_ub, floor);
+        solved_peak[p] = Some(r.peak);
+        floor = floor.max(r.lower_bound);
+        peak = peak.max(r.peak);
+        all_proven &= r.optimal;
+        solved[p] = Some(r.order);
+    }
+    let mut order = Vec::with_capacity(n);
+    for (p, &(a, b)) in parts.iter().enumerate() {
+        match &solved[p] {
+            Some(o) => order.extend_from_slice(o),
+            None => order.extend_from_slice(&incumbent[a..b]),
+        }
+    }
+    let lower = floor.min(peak);
+    Exact {
+        optimal: all_proven || lower == peak,
+        order,
+        peak,
+        lower_bound: lower,
+        states: ctx.states,
+    }
+}
+
+struct Ctx<'b, 'a> {
+    states: u64,
+    budget: &'b Budget<'a>,
+    stopped: bool,
+    best_peak: u64,
+    /// Largest best peak among the parts other than the one being searched.
+    others: u64,
+    /// Expansions between clock reads (fewer for large parts, whose expansions cost more).
+    check_every: u64,
+}
+
+impl Ctx<'_, '_> {
+    /// Counts one expansion; true when the search must stop.
+    fn tick(&mut self, bytes: u64, lb: u64) -> bool {
+        self.states += 1;
+        if self.stopped {
+            return true;
+        }
+        if self.states >= self.budget.max_states || bytes > self.budget.max_memory_bytes {
+            self.stopped = true;
+        } else if (self.states - 1) % self.check_every == 0 {
+            if self.budget.expired() {
+                self.stopped = true;
+            }
+            if (self.states - 1) % (16 * self.check_every) == 0 {
+                self.budget.report(&Progress {
+                    states: self.states,
+                    best_peak: self.best_peak,
+                    lower_bound: lb,
+                });
+            }
+        }
+        self.stopped
+    }
+}
+
+/// Splits the part `order[a..b]` into independent components (no dependency between them, and
+/// no storage that two of them read and that the part frees), or `None` if it is one piece.
+fn components(
+    g: &Graph,
+    order: &[OpIx],
+    pos: &[usize],
+    a: usize,
+    b: usize,
+) -> Option<Vec<Vec<OpIx>>> {
+    let m = b - a;
+    let mut parent: Vec<u32> = (0..m as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    let union = |parent: &mut Vec<u32>, x: u32, y: u32| {
+        let (rx, ry) = (find(parent, x), find(parent, y));
+        if rx != ry {
+            parent[rx.max(ry) as usize] = rx.min(ry);
+        }
+    };
+    let local = |v: OpIx| {
+        let p = pos[v as usize];
+        (a..b).contains(&p).then(|| (p - a) as u32)
+    };
+    for (i, &v) in order[a..b].iter().enumerate() {
+        for &p in g.preds(v) {
+            if let Some(lp) = local(p) {
+                union(&mut parent, i as u32, lp);
+            }
+        }
+        for &s in g.reads(v) {
+            let freed_here = !g.pinned(s) && g.users(s).iter().all(|&u| pos[u as usize] < b);
+            if freed_here {
+                for &u in g.users(s) {
+                    if let Some(lu) = local(u) {
+                        union(&mut parent, i as u32, lu);
+                    }
+                }
+            }
+        }
+    }
+    let mut groups: HashMap<u32, Vec<OpIx>> = HashMap::new();
+    let mut roots = Vec::new();
+    for (i, &v) in order[a..b].iter().enumerate() {
+        let r = find(&mut parent, i as u32);
+        groups.entry(r).or_insert_with(|| {
+            roots.push(r);
+            Vec::new()
+        });
+        groups.get_mut(&r).expect("present").push(v);
+    }
+    if roots.len() < 2 {
+        return None;
+    }
+    Some(
+        roots
+            .into_iter()
+            .map(|r| groups.remove(&r).unwrap_or_default())
+            .collect(),
+    )
+}
+
+/// Solves each independent component of the part `order[a..b]` on its own and merges the
+/// orders as independent chains (segments by the exchange order of [`super::liu`]). The merged
+/// peak is an upper bound; a lower bound is each component's proven peak with the others at their
+/// lowest (they can only free what was live at the start).
+fn solve_components(
+    g: &Graph,
+    order: &[OpIx],
+    pos: &[usize],
+    a: usize,
+    b: usize,
+    live0: u64,
+    ctx: &mut Ctx,
+) -> Option<PartResult> {
+    let comps = components(g, order, pos, a, b)?;
+    let mut lbs = Vec::with_capacity(comps.len());
+    let mut frees_at_start = Vec::with_capacity(comps.len());
+    // (key, component, segment index, ops) of every segment.
+    let mut segs: Vec<Segment> = Vec::new();
+    let mut steps: HashMap<OpIx, (u64, i128)> = HashMap::new();
+    let mut all_optimal = true;
+    for (c, ops) in comps.iter().enumerate() {
+        let part = Part::of_ops(g, ops, pos, a, live0);
+        // Its incumbent: the order's own sequence of it.
+        let mut set = vec![0u64; part.words];
+        let (mut live, mut peak) = (live0, live0);
+        for i in 0..ops.len() as u32 {
+            peak = peak.max(live + part.step[i as usize]);
+            live = live + part.alloc[i as usize] - part.frees(&set, i);
+            put(&mut set, i);
+        }
+        let r = part.search(ctx, ops, peak, live0);
+        all_optimal &= r.optimal;
+        lbs.push(r.lower_bound);
+        frees_at_start.push(live0 - part.untouched - part.perm_at_start());
+        // Its best order as segments of (rise, net), merged while out of exchange order.
+        let index: HashMap<OpIx, u32> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v, i as u32))
+            .collect();
+        let mut set = vec![0u64; part.words];
+        let mut stack: Vec<(i128, i128, Vec<OpIx>)> = Vec::new();
+        for &v in &r.order {
+            let i = index[&v];
+            let rise = part.step[i as usize] as i128;
+            let net = part.alloc[i as usize] as i128 - part.frees(&set, i) as i128;
+            steps.insert(v, (part.step[i as usize], net));
+            put(&mut set, i);
+            let mut cur = (rise, net, vec![v]);
+            while let Some(top) = stack.last() {
+                if seg_key(cur.0, cur.1) > seg_key(top.0, top.1) {
+                    break;
+                }
+                let (tr, tn, mut tops) = stack.pop().expect("non-empty");
+                tops.extend(cur.2);
+                cur = (tr.max(tn + cur.0), tn + cur.1, tops);
+            }
+            stack.push(cur);
+        }
+        for (k, (r, n, ops)) in stack.into_iter().enumerate() {
+            segs.push((seg_key(r, n), c, k, ops));
+        }
+    }
+    segs.sort_by_key(|x| (x.0, x.1, x.2));
+    let merged: Vec<OpIx> = segs.into_iter().flat_map(|s| s.3).collect();
+    let (mut live, mut peak) = (live0 as i128, live0 as i128);
+    for v in &merged {
+        let (step, net) = steps[v];
+        peak = peak.max(live + step as i128);
+        live += net;
+    }
+    let total_free: u64 = frees_at_start.iter().sum();
+    let lower = lbs
+        .iter()
+        .zip(&frees_at_start)
+        .map(|(&lb, &f)| lb.saturating_sub(total_free - f))
+        .max()
+        .unwrap_or(0);
+    let peak = peak.max(0) as u64;
+    Some(PartResult {
+        order: merged,
+        peak,
+        lower_bound: lower.min(peak),
+        optimal: all_optimal && lower >= peak,
+    })
+}
+
+/// A segment of a component's order: (exchange key, component, index in it, ops).
+type Segment = ((u8, i128), usize, usize, Vec<OpIx>);
+
+/// The exchange order of independent segments (see [`super::liu`]): those that free memory
+/// first by rise ascending, then the others by rise − net descending.
+fn seg_key(rise: i128, net: i128) -> (u8, i128) {
+    if net < 0 {
+        (0, rise)
+    } else {
+        (1, net - rise)
+    }
+}
+
+struct PartResult {
+    order: Vec<OpIx>,
+    peak: u64,
+    lower_bound: u64,
+    optimal: bool,
+}
+
+/// A storage that ops of the part read.
+struct Read {
+    size: u64,
+    /// Freed inside the part once every in-part user ran (not pinned, no user after the part).
+    freeable: bool,
+    /// In-part users other than the reader.
+    others: Vec<u32>,
+}
+
+/// One part of the graph between cut ops, with local op indices (their positions in the
+/// incumbent's part, a topological order) and local storage indices for the storages its ops
+/// read or make.
+struct Part {
+    ops: Vec<OpIx>,
+    words: usize,
+    reads: Vec<Vec<Read>>,
+    alloc: Vec<u64>,
+    step: Vec<u64>,
+    /// Bytes op i frees no matter what: its own outputs nobody reads.
+    self_free: Vec<u64>,
+    live0: u64,
+    // Local storages: size, producer (local op or NIL if made before the part), users (local op
+    // bitset), never freed inside the part, freed right after its producer.
+    st_size: Vec<u64>,
+    st_producer: Vec<u32>,
+    st_users: Vec<u64>,
+    st_perm: Vec<bool>,
+    st_transient: Vec<bool>,
+    st_words: usize,
+    /// Bytes live at the start that the part never touches (live throughout).
+    untouched: u64,
+    /// Per op: storages that, once made, stay live until the op has run (`cross`), and those of
+    /// them made by the op's ancestors (`made`), as storage bitsets.
+    cross: Vec<u64>,
+    made: Vec<u64>,
+    /// (largest possible need, op), largest first: see [`Part::h`].
+    by_need: Vec<(u64, u32)>,
+    /// Per op: its in-part predecessors as an op bitset.
+    pred_mask: Vec<u64>,
+    /// Ops that can free at least what they allocate (the only ones the closure may run).
+    closable: Vec<u32>,
+    /// In-part successors of each op.
+    succs: Vec<Vec<u32>>,
+    /// Ops that can start a chain for [`Part::chain`]: some successor chain from them could end
+    /// at or below its start even if every op freed all it possibly can.
+    chain_starts: Vec<u32>,
+}
+
+/// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
+type OpenEntry = (u64, u32, u64, u64, u32);
+
+#[derive(Clone, Copy)]
+struct Rec {
+    g: u64,
+    /// The admissible bound `h` of this state.
+    h: u64,
+    live: u64,
+    parent: u32,
+    log_at: u32,
+    log_len: u32,
+}
+
+#[inline]
+fn has(set: &[u64], i: u32) -> bool {
+    set[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+#[inline]
+fn put(set: &mut [u64], i: u32) {
+    set[(i / 64) as usize] |= 1 << (i % 64);
+}
+fn hash_words(w: &[u64]) -> u64 {
+    // FxHash-style mixing: enough spread for bitsets, no dependency.
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
+    for &x in w {
+        h = (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    h ^ (h >> 29)
+}
+/// Sum of `size` over the set bits of `words`.
+#[inline]
+fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
+    let mut total = 0;
+    for (k, mut w) in words.enumerate() {
+        while w != 0 {
+            let b = w.trailing_zeros() as usize;
+            total += size[k * 64 + b];
+            w &= w - 1;
+        }
+    }
+    total
+}
+
+impl Part {
+    /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
+    /// `live0` the memory after `order[..a]`.
+    fn new(g: &Graph, order: &[OpIx], pos: &[usize], a: usize, b: usize, live0: u64) -> Part {
+        Part::of_ops(g, &order[a..b], pos, a, live0)
+    }
+
+    /// A part made of `ops` (listed in a topological order): ops at positions before `a` in the
+    /// order `pos` describes have run, `live0` is the memory then, and every other op runs
+    /// after the part (or alongside it, when `ops` is one independent component of a part: what
+    /// they read is never freed here).
+    fn of_ops(g: &Graph, ops: &[OpIx], pos: &[usize], a: usize, live0: u64) -> Part {
+        let m = ops.len();
+        let words = m.div_ceil(64).max(1);
+        let mut index: HashMap<OpIx, u32> = HashMap::with_capacity(m);
+        for (i, &v) in ops.iter().enumerate() {
+            index.insert(v, i as u32);
+        }
+        let local = |v: OpIx| index.get(&v).copied().unwrap_or(NIL);
+        let before = |v: OpIx| pos[v as usize] < a;
+        // A storage is "permanent" inside the part when it is never freed there.
+        let perm =
+            |s: u32| g.pinned(s) || g.users(s).iter().any(|&u| !before(u) && local(u) == NIL);
+        let mut preds = Vec::with_capacity(m);
+        let mut reads = Vec::with_capacity(m);
+        let mut alloc = Vec::with_capacity(m);
+        let mut step = Vec::with_capacity(m);
+        let mut self_free = Vec::with_capacity(m);
+        for (i, &v) in ops.iter().enumerate() {
+            preds.push(
+                g.preds(v)
+                    .iter()
+                    .map(|&p| local(p))
+                    .filter(|&p| p != NIL)
+                    .collect::<Vec<_>>(),
+            );
+            reads.push(
+                g.reads(v)
+                    .iter()
+                    .map(|&s| Read {
+                        size: g.size(s),
+                        freeable: !perm(s),
+                        others: g
+                            .users(s)
+                            .iter()
+                            .map(|&u| local(u))
+                            .filter(|&u| u != NIL && u != i as u32)
+                            .collect(),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            alloc.push(g.alloc(v));
+            step.push(g.alloc(v) + g.workspace(v));
+            self_free.push(
+                g.creates(v)
+                    .iter()
+                    .filter(|&&s| g.users(s).is_empty() && !g.pinned(s))
+                    .map(|&s| g.size(s))
+                    .sum(),
+            );
+        }
+        // Local storages: what the part reads or makes.
+        let mut sts: Vec<u32> = ops
+            .iter()
+            .flat_map(|&v| g.reads(v).iter().chain(g.creates(v)).copied())
+            .collect();
+        sts.sort_unstable();
+        sts.dedup();
+        let st_words = sts.len().div_ceil(64).max(1);
+        let mut st_size = Vec::with_capacity(sts.len());
+        let mut st_producer = Vec::with_capacity(sts.len());
+        let mut st_users = vec![0u64; sts.len() * words];
+        let mut st_perm = Vec::with_capacity(sts.len());
+        let mut st_transient = Vec::with_capacity(sts.len());
+        let mut touched_live = 0;
+        for (k, &s) in sts.iter().enumerate() {
+            let producer = g.tensors()[s as usize].producer.map_or(NIL, local);
+            let made_before = g.tensors()[s as usize].producer.map_or(true, before);
+            st_size.push(g.size(s));
+            st_producer.push(producer);
+            for &u in g.users(s) {
+                let lu = local(u);
+                if lu != NIL {
+                    put(&mut st_users[k * words..(k + 1) * words], lu);
+                }
+            }
+            st_perm.push(perm(s));
+            st_transient.push(producer != NIL && g.users(s).is_empty() && !g.pinned(s));
+            // Live at the start: made before, and not freed before (a user remains, or never).
+            let users_left = g.users(s).iter().any(|&u| !before(u));
+            let never_freed = g.pinned(s)
+                || (g.users(s).is_empty() && g.tensors()[s as usize].producer.is_none());
+            if made_before && (never_freed || users_left) {
+                touched_live += g.size(s);
+            }
+        }
+        // Ancestors and descendants-or-self inside the part (local order is topological).
+        let mut anc = vec![0u64; m * words];
+        for i in 0..m {
+            for &p in &preds[i] {
+                let (lo, hi) = anc.split_at_mut(i * words);
+                let pa = &lo[p as usize * words..(p as usize + 1) * words];
+                for (x, y) in hi[..words].iter_mut().zip(pa) {
+                    *x |= y;
+                }
+                put(&mut anc[i * words..(i + 1) * words], p);
+            }
+        }
+        let mut desc = vec![0u64; m * words];
+        for i in (0..m).rev() {
+            put(&mut desc[i * words..(i + 1) * words], i as u32);
+            for &p in &preds[i] {
+                let (lo, hi) = desc.split_at_mut(i * words);
+                let di = &hi[..words];
+                for (x, y) in lo[p as usize * words..(p as usize + 1) * words]
+                    .iter_mut()
+                    .zip(di)
+                {
+                    *x |= y;
+                }
+            }
+        }
+        let mut cross = vec![0u64; m * st_words];
+        let mut made = vec![0u64; m * st_words];
+        for v in 0..m {
+            let dv = &desc[v * words..(v + 1) * words];
+            let av = &anc[v * words..(v + 1) * words];
+            for k in 0..sts.len() {
+                let users = &st_users[k * words..(k + 1) * words];
+                let crosses = st_perm[k] || users.iter().zip(dv).any(|(x, y)| x & y != 0);
+                if crosses && !st_transient[k] {
+                    put(&mut cross[v * st_words..(v + 1) * st_words], k as u32);
+                    let p = st_producer[k];
+                    if p != NIL && p != v as u32 && has(av, p) {
+                        put(&mut made[v * st_words..(v + 1) * st_words], k as u32);
+                    }
+                }
+            }
+        }
+        let untouched = live0 - touched_live;
+        let mut by_need: Vec<(u64, u32)> = (0..m)
+            .map(|v| {
+                let c = &cross[v * st_words..(v + 1) * st_words];
+                (
+                    untouched + step[v] + weight(c.iter().copied(), &st_size),
+                    v as u32,
+                )
+            })
+            .collect();
+        by_need.sort_unstable_by(|x, y| y.cmp(x));
+        let mut pred_mask = vec![0u64; m * words];
+        for (i, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                put(&mut pred_mask[i * words..(i + 1) * words], p);
+            }
+        }
+        let closable = (0..m as u32)
+            .filter(|&i| {
+                let most: u64 = reads[i as usize]
+                    .iter()
+                    .filter(|r| r.freeable)
+                    .map(|r| r.size)
+                    .sum::<u64>()
+                    + self_free[i as usize];
+                most >= alloc[i as usize]
+            })
+            .collect();
+        let mut succs = vec![Vec::new(); m];
+        for (i, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                succs[p as usize].push(i as u32);
+            }
+        }
+        // best[v]: least cumulative (alloc − most it can free) over successor chains from v of
+        // at most MAX_CHAIN ops, by rounds in reverse topological order.
+        let optimistic: Vec<i128> = (0..m)
+            .map(|i| {
+                let most: u64 = reads[i]
+                    .iter()
+                    .filter(|r| r.freeable)
+                    .map(|r| r.size)
+                    .sum::<u64>()
+                    + self_free[i];
+                alloc[i] as i128 - most as i128
+            })
+            .collect();
+        let mut best = optimistic.clone();
+        for _ in 1..MAX_CHAIN {
+            let prev = best.clone();
+            for v in 0..m {
+                if let Some(t) = succs[v].iter().map(|&w| prev[w as usize]).min() {
+                    best[v] = optimistic[v].min(optimistic[v] + t);
+                }
+            }
+        }
+        let chain_starts = (0..m as u32)
+            .filter(|&v| {
+                succs[v as usize]
+                    .iter()
+                    .any(|&w| optimistic[v as usize] + best[w as usize] <= 0)
+            })
+            .collect();
+        Part {
+            chain_starts,
+            succs,
+            closable,
+            by_need,
+            pred_mask,
+            ops: ops.to_vec(),
+            words,
+            reads,
+            alloc,
+            step,
+            self_free,
+            live0,
+            st_size,
+            st_producer,
+            st_users,
+            st_perm,
+            st_transient,
+            st_words,
+            untouched,
+            cross,
+            made,
+        }
+    }
+
+    fn m(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Bytes live at the start, among the storages the part touches, that it never frees.
+    fn perm_at_start(&self) -> u64 {
+        let mut set = vec![0u64; self.st_words];
+        self.live_set(&vec![0u64; self.words], &mut set);
+        (0..self.st_size.len() as u32)
+            .filter(|&k| has(&set, k) && self.st_perm[k as usize])
+            .map(|k| self.st_size[k as usize])
+            .sum()
+    }
+
+    #[inline]
+    fn ready(&self, set: &[u64], i: u32) -> bool {
+        let w = self.words;
+        let need = &self.pred_mask[i as usize * w..(i as usize + 1) * w];
+        !has(set, i) && need.iter().zip(set).all(|(p, s)| p & !s == 0)
+    }
+
+    fn frees(&self, set: &[u64], i: u32) -> u64 {
+        let mut f = self.self_free[i as usize];
+        for r in &self.reads[i as usize] {
+            if r.freeable && r.others.iter().all(|&u| has(set, u)) {
+                f += r.size;
+            }
+        }
+        f
+    }
+
+    /// Runs the dominance closure in place and returns the most memory any op it ran used.
+    ///
+    /// An op that stays under `limit` (a lower bound on the final peak) and frees at least what
+    /// it allocates can run at once. So can a *chain* (each op a successor of the one before)
+    /// whose steps stay under `limit` and whose memory ends at or below every earlier point of
+    /// it, the start included: moved to the front of any order, it only lowers the memory the
+    /// other ops see, since what an op frees only grows as more ops have run.
+    fn closure(&self, set: &mut [u64], live: &mut u64, log: &mut Vec<u32>, limit: u64) -> u64 {
+        let mut high = 0;
+        loop {
+            let mut any = false;
+            for &i in &self.closable {
+                if *live + self.step[i as usize] > limit || !self.ready(set, i) {
+                    continue;
+                }
+                let f = self.frees(set, i);
+                if f >= self.alloc[i as usize] {
+                    high = high.max(*live + self.step[i as usize]);
+                    *live = *live + self.alloc[i as usize] - f;
+                    put(set, i);
+                    log.push(i);
+                    any = true;
+                }
+            }
+            if !any {
+                any = self.chain(set, live, log, limit, &mut high);
+            }
+            if !any {
+                return high;
+            }
+        }
+    }
+
+    /// Finds and runs one chain for [`Part::closure`]; false if there is none.
+    fn chain(
+        &self,
+        set: &mut [u64],
+        live: &mut u64,
+        log: &mut Vec<u32>,
+        limit: u64,
+        high: &mut u64,
+    ) -> bool {
+        let start = log.len();
+        for &first in &self.chain_starts {
+            if *live + self.step[first as usize] > limit || !self.ready(set, first) {
+                continue;
+            }
+            let (live0, high0) = (*live, *high);
+            let mut low = *live; // least memory so far along the chain
+            let mut v = first;
+            loop {
+                *high = (*high).max(*live + self.step[v as usize]);
+                *live = *live + self.alloc[v as usize] - self.frees(set, v);
+                put(set, v);
+                log.push(v);
+                if *live <= low && log.len() - start > 1 {
+                    return true;
+                }
+                low = low.min(*live);
+                if log.len() - start >= MAX_CHAIN {
+                    break;
+                }
+                let next = self.succs[v as usize]
+                    .iter()
+                    .copied()
+                    .find(|&w| *live + self.step[w as usize] <= limit && self.ready(set, w));
+                match next {
+                    Some(w) => v = w,
+                    None => break,
+                }
+            }
+            // Undo the failed chain.
+            for &u in &log[start..] {
+                set[(u / 64) as usize] &= !(1 << (u % 64));
+            }
+            log.truncate(start);
+            *live = live0;
+            *high = high0;
+        }
+        false
+    }
+
+    /// Storages live after `set` ran (as a storage bitset in `out`).
+    fn live_set(&self, set: &[u64], out: &mut [u64]) {
+        out.fill(0);
+        let w = self.words;
+        for k in 0..self.st_size.len() {
+            let p = self.st_producer[k];
+            if self.st_transient[k] || (p != NIL && !has(set, p)) {
+                continue;
+            }
+            let users = &self.st_users[k * w..(k + 1) * w];
+            let pending = users.iter().zip(set).any(|(u, s)| u & !s != 0);
+            if self.st_perm[k] || pending {
+                put(out, k as u32);
+            }
+        }
+    }
+
+    /// Admissible lower bound on the peak of any completion from `set`: the next op runs on
+    /// top of `live`; and each op still to run has on top of it every storage live now or made
+    /// by its ancestors that one of its descendants (or itself) still needs, or that is never
+    /// freed.
+    fn h(&self, set: &[u64], live: u64, scratch: &mut [u64], cap: u64) -> u64 {
+        let sw = self.st_words;
+        let mut next = u64::MAX;
+        for i in 0..self.m() as u32 {
+            if self.ready(set, i) {
+                next = next.min(live + self.step[i as usize]);
+            }
+        }
+        let mut worst = if next == u64::MAX { 0 } else { next };
+        self.live_set(set, scratch);
+        // Ops by their largest possible need, so the scan stops once no op can beat `worst`.
+        for &(most, i) in &self.by_need {
+            if most <= worst || worst >= cap {
+                break;
+            }
+            if has(set, i) {
+                continue;
+            }
+            let ii = i as usize;
+            let cross = &self.cross[ii * sw..(ii + 1) * sw];
+            let made = &self.made[ii * sw..(ii + 1) * sw];
+            let words = cross
+                .iter()
+                .zip(made)
+                .zip(scratch.iter())
+                .map(|((c, mk), l)| mk | (c & l));
+            let need = self.untouched + self.step[ii] + weight(words, &self.st_size);
+            worst = worst.max(need);
+        }
+        worst
+    }
+
+    /// A lower bound on the part's peak in every order (the bound of `h` at the start).
+    fn static_bound(&self) -> u64 {
+        let set = vec![0u64; self.words];
+        let mut scratch = vec![0u64; self.st_words];
+        self.h(&set, self.live0, &mut scratch, u64::MAX)
+    }
+
+    /// Completes `set` greedily, returning the ops and the peak. Two rules run and the better
+    /// wins: least net growth first, and least new peak first (then least growth).
+    fn complete(&self, set: &[u64], live: u64, peak: u64) -> (Vec<u32>, u64) {
+        let a = self.complete_by(set, live, peak, false);
+        let b = self.complete_by(set, live, peak, true);
+        if b.1 < a.1 {
+            b
+        } else {
+            a
+        }
+    }
+
+    fn complete_by(
+        &self,
+        set: &[u64],
+        mut live: u64,
+        mut peak: u64,
+        peak_first: bool,
+    ) -> (Vec<u32>, u64) {
+        let m = self.m() as u32;
+        let mut set = set.to_vec();
+        let mut out = Vec::new();
+        loop {
+            let mut best: Option<(u64, i128, u64, u32)> = None;
+            for i in 0..m {
+                if !self.ready(&set, i) {
+                    continue;
+                }
+                let net = self.alloc[i as usize] as i128 - self.frees(&set, i) as i128;
+                let during = live + self.step[i as usize];
+                let k = if peak_first {
+                    (peak.max(during), net, during, i)
+                } else {
+                    (0, net, self.step[i as usize], i)
+                };
+                if best.map_or(true, |b| k < b) {
+                    best = Some(k);
+                }
+            }
+            let Some((_, _, _, i)) = best else { break };
+            peak = peak.max(live + self.step[i as usize]);
+            live = live + self.alloc[i as usize] - self.frees(&set, i);
+            put(&mut set, i);
+            out.push(i);
+        }
+        (out, peak)
+    }
+
+    /// The op sequence that leads to state `id`.
+    fn path(&self, recs: &[Rec], log: &[u32], mut id: u32) -> Vec<OpIx> {
+        let mut chunks = Vec::new();
+        while id != NIL {
+            let r = recs[id as usize];
+            chunks.push(&log[r.log_at as usize..(r.log_at + r.log_len) as usize]);
+            id = r.parent;
+        }
+        chunks
+            .into_iter()
+            .rev()
+            .flatten()
+            .map(|&i| self.ops[i as usize])
+            .collect()
+    }
+
+    fn search(&self, ctx: &mut Ctx, incumbent: &[OpIx], ub: u64, floor: u64) -> PartResult {
+        let m = self.m();
+        let w = self.words;
+        let mut keys: Vec<u64> = Vec::new();
+        let mut recs: Vec<Rec> = Vec::new();
+        let mut log: Vec<u32> = Vec::new();
+        let mut table: HashTable<u32> = HashTable::new();
+        // Smallest f first; among equals the deepest state, then the one with least live memory,
+        // so that plateaus of equal f are searched depth-first.
+        let mut open: BinaryHeap<Reverse<OpenEntry>> = BinaryHeap::new();
+        let full_count = m as u32;
+        // Key words, record and hash slot (with load-factor slack) per state; open entries apart.
+        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8) as u64;
+        let bytes_per_open = std::mem::size_of::<OpenEntry>() as u64;
+        // The best order known (the incumbent, improved by greedy completions of popped states)
+        // and its peak: only strictly better paths are searched.
+        let mut best: (Vec<OpIx>, u64) = (incumbent.to_vec(), ub);
+        let mut ub = ub;
+
+        // The root, closed under dominance. Any lower bound on the final peak may serve as the
+        // closure's limit: an op run early under it never raises the peak.
+        let mut scratch = vec![0u64; self.st_words];
+        let mut set = vec![0u64; w];
+        let mut live = self.live0;
+        let mut g0 = self.live0.max(floor);
+        let limit0 = g0.max(self.h(&set, live, &mut scratch, ub));
+        g0 = g0.max(self.closure(&mut set, &mut live, &mut log, limit0));
+        let root_h = self.h(&set, live, &mut scratch, ub);
+        keys.extend_from_slice(&set);
+        recs.push(Rec {
+            g: g0,
+            h: root_h,
+            live,
+            parent: NIL,
+            log_at: 0,
+            log_len: log.len() as u32,
+        });
+        table.insert_unique(hash_words(&set), 0, |&id| {
+            hash_words(&keys[id as usize * w..(id as usize + 1) * w])
+        });
+        let count = |s: &[u64]| s.iter().map(|x| x.count_ones()).sum::<u32>();
+        let f0 = g0.max(root_h);
+        open.push(Reverse((f0, full_count - count(&set), live, g0, 0)));
+        let mut lb = f0.min(ub);
+        let mut goal: Option<u32> = None;
+        let mut child = vec![0u64; w];
+        let mut expanded = 0u64;
+        while let Some(&Reverse((f, _, _, gv, id))) = open.peek() {
+            if f >= ub {
+                break; // nothing open can beat the best order
+            }
+            lb = lb.max(f);
+            if recs[id as usize].g < gv {
+                open.pop();
+                continue; // stale: reached again with a lower peak
+            }
+            let at = id as usize * w;
+            if count(&keys[at..at + w]) == full_count {
+                goal = Some(id);
+                break;
+            }
+            let bytes = recs.len() as u64 * bytes_per_state
+                + log.len() as u64 * 4
+                + open.len() as u64 * bytes_per_open;
+            if ctx.tick(bytes, lb) {
+                break;
+            }
+            open.pop();
+            let rec = recs[id as usize];
+            set.copy_from_slice(&keys[at..at + w]);
+            // Now and then, finish this state greedily: a better incumbent prunes more.
+            if expanded % 64 == 0 {
+                let (rest, peak) = self.complete(&set, rec.live, rec.g);
+                if peak < ub {
+                    let mut o = self.path(&recs, &log, id);
+                    o.extend(rest.iter().map(|&i| self.ops[i as usize]));
+                    best = (o, peak);
+                    ub = peak;
+                    ctx.best_peak = ctx.others.max(ub);
+                    if f >= ub {
+                        continue;
+                    }
+                }
+            }
+            expanded += 1;
+            for i in 0..m as u32 {
+                if !self.ready(&set, i) {
+                    continue;
+                }
+                let d = rec.live + self.step[i as usize];
+                let gc = rec.g.max(d);
+                if gc >= ub {
+                    continue;
+                }
+                child.copy_from_slice(&set);
+                let mut live = rec.live + self.alloc[i as usize] - self.frees(&set, i);
+                put(&mut child, i);
+                let log_at = log.len();
+                log.push(i);
+                // `f` bounds every completion through the parent, so through the child too.
+                let gc = gc.max(self.closure(&mut child, &mut live, &mut log, gc.max(f)));
+                if gc >= ub {
+                    log.truncate(log_at);
+                    continue;
+                }
+                // Memory after a set depends only on the set, and so does `h`: a state seen
+                // before keeps its bound and is worth revisiting only with a lower peak.
+                let hsh = hash_words(&child);
+                let found = table
+                    .find(hsh, |&c| {
+                        keys[c as usize * w..(c as usize + 1) * w] == child[..]
+                    })
+                    .copied();
+                let mut new_rec = Rec {
+                    g: gc,
+                    h: 0,
+                    live,
+                    parent: id,
+                    log_at: log_at as u32,
+                    log_len: (log.len() - log_at) as u32,
+                };
+                let (cid, fc) = match found {
+                    Some(c) if recs[c as usize].g <= gc => {
+                        log.truncate(log_at);
+                        continue;
+                    }
+                    Some(c) => {
+                        let fc = gc.max(recs[c as usize].h);
+                        if fc >= ub {
+                            log.truncate(log_at);
+                            continue;
+                        }
+                        new_rec.h = recs[c as usize].h;
+                        recs[c as usize] = new_rec;
+                        (c, fc)
+                    }
+                    None => {
+                        new_rec.h = self.h(&child, live, &mut scratch, ub);
+                        let c = recs.len() as u32;
+                        keys.extend_from_slice(&child);
+                        recs.push(new_rec);
+                        table.insert_unique(hsh, c, |&x| {
+                            hash_words(&keys[x as usize * w..(x as usize + 1) * w])
+                        });
+                        let fc = gc.max(new_rec.h);
+                        if fc >= ub {
+                            continue;
+                        }
+                        (c, fc)
+                    }
+                };
+                open.push(Reverse((fc, full_count - count(&child), live, gc, cid)));
+            }
+        }
+        if let Some(id) = goal {
+            // Popped with the least f of all open states: optimal.
+            let peak = recs[id as usize].g;
+            return PartResult {
+                order: self.path(&recs, &log, id),
+                peak,
+                lower_bound: peak,
+                optimal: true,
+            };
+        }
+        if !ctx.stopped {
+            // Every path strictly better than the best order was ruled out.
+            return PartResult {
+                order: best.0,
+                peak: ub,
+                lower_bound: ub,
+                optimal: true,
+            };
+        }
+        // Out of budget: the best order found, and the least open f as a bound.
+        PartResult {
+            order: best.0,
+            peak: best.1,
+            lower_bound: lb.min(best.1),
+            optimal: lb >= best.1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::examples::{seed_graph, SeedOptions};
+    use crate::order::greedy::greedy_order;
+    use crate::plan::NoClock;
+
+    #[test]
+    fn cuts_of_a_chain_are_every_op() {
+        let g = Graph::from_json(
+            r#"{"tensors":[{"id":"x","bytes":1},{"id":"y","bytes":1},{"id":"z","bytes":1}],
+            "ops":[{"id":"a","inputs":["x"],"outputs":["y"]},
+                   {"id":"b","inputs":["y"],"outputs":["z"]}],
+            "outputs":["z"]}"#,
+        )
+        .unwrap();
+        assert_eq!(cut_positions(&g, &[0, 1]), vec![0, 1]);
+    }
+
+    #[test]
+    fn seed_graph_is_proven() {
+        let g = Graph::from_spec(seed_graph(SeedOptions {
+            paths: 10,
+            ..SeedOptions::default()
+        }))
+        .unwrap();
+        let budget = Budget::new(&NoClock, None, 1_000_000);
+        let r = exact_search(&g, &budget, greedy_order(&g));
+        assert!(r.optimal);
+        assert_eq!(r.peak, 3_670_016);
+        g.check_order(&r.order).unwrap();
+    }
+}
