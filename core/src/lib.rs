@@ -15,6 +15,7 @@ pub mod dtype;
 pub mod error;
 pub mod examples;
 pub mod format;
+pub mod generators;
 pub mod graph;
 pub mod order;
 pub mod plan;

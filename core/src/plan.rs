@@ -54,17 +54,40 @@ pub enum Method {
     Program,
     /// Memory-aware greedy list scheduling ([`order::greedy`]).
     Greedy,
+    /// Series-parallel hill-valley ordering ([`order::series_parallel`]); series-parallel graphs only.
+    Sp,
+    /// SP-ization, then series-parallel ordering ([`order::spize`]).
+    Spize,
+    /// Local search applied to the greedy order ([`order::local_search`]).
+    Local,
+    /// PyTorch Inductor's `reorder_for_peak_memory` ([`order::inductor`]).
+    Inductor,
+    /// XLA's `DefaultMemoryScheduler` ([`order::xla`]).
+    Xla,
 }
 
 impl Method {
     /// Every method, in the order `compare` lists them.
-    pub const ALL: &'static [Method] = &[Method::Program, Method::Greedy];
+    pub const ALL: &'static [Method] = &[
+        Method::Program,
+        Method::Greedy,
+        Method::Sp,
+        Method::Spize,
+        Method::Local,
+        Method::Inductor,
+        Method::Xla,
+    ];
 
     /// The name used on the command line and in plans.
     pub fn name(self) -> &'static str {
         match self {
             Method::Program => "program",
             Method::Greedy => "greedy",
+            Method::Sp => "sp",
+            Method::Spize => "spize",
+            Method::Local => "local",
+            Method::Inductor => "inductor",
+            Method::Xla => "xla",
         }
     }
 
@@ -138,10 +161,19 @@ impl Ordering {
 }
 
 /// Runs one orderer.
-pub fn run_method(g: &Graph, method: Method, _budget: &Budget) -> Result<Ordering, Error> {
+pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering, Error> {
     match method {
         Method::Program => order::program::program_order(g).map(Ordering::heuristic),
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
+        Method::Sp => order::series_parallel::sp_order(g).map(Ordering::heuristic),
+        Method::Spize => Ok(Ordering::heuristic(order::spize::spize_order(g))),
+        Method::Local => Ok(Ordering::heuristic(order::local_search::improve(
+            g,
+            &order::greedy::greedy_order(g),
+            budget,
+        ))),
+        Method::Inductor => Ok(Ordering::heuristic(order::inductor::inductor_order(g))),
+        Method::Xla => Ok(Ordering::heuristic(order::xla::xla_order(g))),
     }
 }
 

@@ -4,4 +4,9 @@
 //! it with the simulator before reporting it.
 
 pub mod greedy;
+pub mod inductor;
+pub mod local_search;
 pub mod program;
+pub mod series_parallel;
+pub mod spize;
+pub mod xla;

@@ -1,0 +1,367 @@
+//! Local search over orders: first-improvement hill climbing with single-op moves around the
+//! peak (in the spirit of the insertion neighbourhoods of list-scheduling local search, e.g.
+//! Sinnen, "Task Scheduling for Parallel Systems", 2007, ch. 5).
+//!
+//! Only memory near a peak step can lower the peak, so each round looks at the steps where the
+//! order reaches its peak and tries moving a nearby op across that step, within the window its
+//! dependencies allow: an op that runs before the peak and whose consumers all run after it moves
+//! just after the peak (or as late as it may), and an op after the peak whose producers all ran
+//! before it moves just before the peak (or as early as it may). A move is accepted when it
+//! lowers the peak, or keeps it and lowers the number of steps that reach it.
+//!
+//! Re-evaluation is incremental: a move of an op from position `i` to `j` changes memory only at
+//! positions between them, so only that stretch is re-simulated (knowing, per storage, which op
+//! is its last user); the rest of the profile comes from a max-and-count segment tree over
+//! positions. A move costs O(|i − j| · degree + log V), and moves span at most [`WINDOW`] steps.
+//! Work is bounded by the budget: `max_states` caps the number of moves evaluated, and the
+//! deadline (through the [`Clock`](crate::plan::Clock)) is checked as the search goes.
+
+use crate::bounds::lower_bound;
+use crate::graph::Graph;
+use crate::plan::Budget;
+use crate::OpIx;
+
+/// Longest stretch a single move may span.
+pub const WINDOW: usize = 48;
+/// Peak steps examined per round.
+const PEAKS_PER_ROUND: usize = 4;
+
+const NONE: OpIx = OpIx::MAX;
+
+/// Max-and-count segment tree over positions.
+struct MaxCount {
+    n: usize,
+    t: Vec<(u64, u32)>,
+}
+
+fn join(a: (u64, u32), b: (u64, u32)) -> (u64, u32) {
+    match a.0.cmp(&b.0) {
+        std::cmp::Ordering::Greater => a,
+        std::cmp::Ordering::Less => b,
+        std::cmp::Ordering::Equal => (a.0, a.1 + b.1),
+    }
+}
+
+impl MaxCount {
+    fn new(values: &[u64]) -> Self {
+        let n = values.len().next_power_of_two().max(1);
+        let mut t = vec![(0, 0); 2 * n];
+        for (i, &v) in values.iter().enumerate() {
+            t[n + i] = (v, 1);
+        }
+        for p in (1..n).rev() {
+            t[p] = join(t[2 * p], t[2 * p + 1]);
+        }
+        MaxCount { n, t }
+    }
+    fn set(&mut self, i: usize, v: u64) {
+        let mut p = i + self.n;
+        self.t[p] = (v, 1);
+        while p > 1 {
+            p /= 2;
+            self.t[p] = join(self.t[2 * p], self.t[2 * p + 1]);
+        }
+    }
+    /// (max, count of max) over `[lo, hi)`; (0, 0) when empty.
+    fn query(&self, lo: usize, hi: usize) -> (u64, u32) {
+        let (mut lo, mut hi) = (lo + self.n, hi + self.n);
+        let mut acc = (0, 0);
+        while lo < hi {
+            if lo & 1 == 1 {
+                acc = join(acc, self.t[lo]);
+                lo += 1;
+            }
+            if hi & 1 == 1 {
+                hi -= 1;
+                acc = join(acc, self.t[hi]);
+            }
+            lo /= 2;
+            hi /= 2;
+        }
+        acc
+    }
+    fn root(&self) -> (u64, u32) {
+        self.t[1]
+    }
+    /// Up to `limit` positions holding the value `m`, leftmost first.
+    fn positions_of(&self, m: u64, limit: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![1usize];
+        while let Some(p) = stack.pop() {
+            if out.len() >= limit || self.t[p].0 != m || self.t[p].1 == 0 {
+                continue;
+            }
+            if p >= self.n {
+                out.push(p - self.n);
+            } else {
+                stack.push(2 * p + 1);
+                stack.push(2 * p);
+            }
+        }
+        out
+    }
+}
+
+struct Search<'g> {
+    g: &'g Graph,
+    order: Vec<OpIx>,
+    pos: Vec<u32>,
+    during: Vec<u64>,
+    after: Vec<u64>,
+    tree: MaxCount,
+    /// The last user of each storage in the current order (`NONE` without users).
+    last_user: Vec<OpIx>,
+    // Scratch for one evaluation.
+    seg: Vec<OpIx>,
+    new_during: Vec<u64>,
+    new_after: Vec<u64>,
+    overrides: Vec<(u32, OpIx)>,
+}
+
+impl<'g> Search<'g> {
+    fn new(g: &'g Graph, order: &[OpIx]) -> Self {
+        let n = order.len();
+        let mut pos = vec![0u32; g.num_ops()];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        let mut during = Vec::with_capacity(n);
+        let mut after = Vec::with_capacity(n);
+        let mut state = crate::simulate::MemState::new(g);
+        for &v in order {
+            let (d, a) = state.run(v);
+            during.push(d);
+            after.push(a);
+        }
+        let last_user = (0..g.num_tensors() as u32)
+            .map(|s| {
+                g.users(s)
+                    .iter()
+                    .copied()
+                    .max_by_key(|&u| pos[u as usize])
+                    .unwrap_or(NONE)
+            })
+            .collect();
+        let tree = MaxCount::new(&during);
+        Search {
+            g,
+            order: order.to_vec(),
+            pos,
+            during,
+            after,
+            tree,
+            last_user,
+            seg: Vec::new(),
+            new_during: Vec::new(),
+            new_after: Vec::new(),
+            overrides: Vec::new(),
+        }
+    }
+
+    /// Latest position `v` may move to (before its first consumer).
+    fn latest(&self, v: OpIx) -> usize {
+        let n = self.order.len();
+        self.g
+            .succs(v)
+            .iter()
+            .map(|&w| self.pos[w as usize] as usize)
+            .min()
+            .map_or(n - 1, |p| p - 1)
+    }
+
+    /// Earliest position `v` may move to (after its last producer).
+    fn earliest(&self, v: OpIx) -> usize {
+        self.g
+            .preds(v)
+            .iter()
+            .map(|&p| self.pos[p as usize] as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn new_pos(&self, x: OpIx, v: OpIx, i: usize, j: usize) -> usize {
+        if x == v {
+            return j;
+        }
+        let p = self.pos[x as usize] as usize;
+        if i < j && p > i && p <= j {
+            p - 1
+        } else if j < i && p >= j && p < i {
+            p + 1
+        } else {
+            p
+        }
+    }
+
+    /// Simulates the stretch `[lo, hi]` after moving the op at `i` to `j`; returns the
+    /// resulting (peak, steps at peak) of the whole order.
+    fn evaluate(&mut self, i: usize, j: usize) -> (u64, u32) {
+        let g = self.g;
+        let v = self.order[i];
+        let (lo, hi) = (i.min(j), i.max(j));
+        self.seg.clear();
+        if i < j {
+            self.seg.extend_from_slice(&self.order[i + 1..=j]);
+            self.seg.push(v);
+        } else {
+            self.seg.push(v);
+            self.seg.extend_from_slice(&self.order[j..i]);
+        }
+        // Which op frees each storage `v` reads, after the move.
+        self.overrides.clear();
+        for &s in g.reads(v) {
+            let l = self.last_user[s as usize];
+            let other = if l != v {
+                l
+            } else {
+                g.users(s)
+                    .iter()
+                    .copied()
+                    .filter(|&u| u != v)
+                    .max_by_key(|&u| self.pos[u as usize])
+                    .unwrap_or(NONE)
+            };
+            let last = if other == NONE || self.new_pos(v, v, i, j) > self.new_pos(other, v, i, j) {
+                v
+            } else {
+                other
+            };
+            self.overrides.push((s, last));
+        }
+        let mut live = if lo == 0 {
+            g.inputs_bytes()
+        } else {
+            self.after[lo - 1]
+        };
+        self.new_during.clear();
+        self.new_after.clear();
+        for k in 0..self.seg.len() {
+            let x = self.seg[k];
+            self.new_during.push(live + g.alloc(x) + g.workspace(x));
+            live += g.alloc(x);
+            for &s in g.reads(x) {
+                let last = self
+                    .overrides
+                    .iter()
+                    .find(|&&(t, _)| t == s)
+                    .map_or(self.last_user[s as usize], |&(_, l)| l);
+                if last == x && !g.pinned(s) {
+                    live -= g.size(s);
+                }
+            }
+            for &s in g.creates(x) {
+                if g.users(s).is_empty() && !g.pinned(s) {
+                    live -= g.size(s);
+                }
+            }
+            self.new_after.push(live);
+        }
+        debug_assert_eq!(live, self.after[hi]);
+        let mut inside = (0u64, 0u32);
+        for &d in &self.new_during {
+            inside = join(inside, (d, 1));
+        }
+        let outside = join(
+            self.tree.query(0, lo),
+            self.tree.query(hi + 1, self.order.len()),
+        );
+        join(outside, inside)
+    }
+
+    /// Commits the move last evaluated (`i` to `j`).
+    fn apply(&mut self, i: usize, j: usize) {
+        let lo = i.min(j);
+        for (k, &x) in self.seg.iter().enumerate() {
+            let p = lo + k;
+            self.order[p] = x;
+            self.pos[x as usize] = p as u32;
+            self.during[p] = self.new_during[k];
+            self.after[p] = self.new_after[k];
+            self.tree.set(p, self.new_during[k]);
+        }
+        for &(s, l) in &self.overrides {
+            self.last_user[s as usize] = l;
+        }
+    }
+}
+
+/// Moves worth trying around peak position `p`, as (from, to) pairs.
+fn candidates(s: &Search, p: usize) -> Vec<(usize, usize)> {
+    let n = s.order.len();
+    let mut out = Vec::new();
+    let lo = p.saturating_sub(WINDOW);
+    let hi = (p + WINDOW).min(n - 1);
+    // The peak op itself, as early or as late as it may go.
+    let x = s.order[p];
+    let (e, l) = (s.earliest(x).max(lo), s.latest(x).min(hi));
+    if e < p {
+        out.push((p, e));
+    }
+    if l > p {
+        out.push((p, l));
+    }
+    // Ops before the peak that may run after it, nearest first.
+    for i in (lo..p).rev() {
+        let l = s.latest(s.order[i]).min(hi);
+        if l >= p {
+            out.push((i, p));
+            if l > p {
+                out.push((i, l));
+            }
+        }
+    }
+    // Ops after the peak that may run before it.
+    for i in p + 1..=hi {
+        let e = s.earliest(s.order[i]).max(lo);
+        if e <= p {
+            out.push((i, p));
+            if e < p {
+                out.push((i, e));
+            }
+        }
+    }
+    out
+}
+
+/// Improves `order` (a valid order of `g`) by local search; never returns a worse order.
+///
+/// `budget.max_states` caps the number of moves evaluated; the deadline is honoured too.
+pub fn improve(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx> {
+    if order.len() < 2 {
+        return order.to_vec();
+    }
+    let floor = lower_bound(g).max(g.inputs_bytes());
+    let mut s = Search::new(g, order);
+    let mut evals: u64 = 0;
+    'rounds: loop {
+        let cur = s.tree.root();
+        if cur.0 <= floor || budget.expired() {
+            break;
+        }
+        let mut improved = false;
+        for p in s.tree.positions_of(cur.0, PEAKS_PER_ROUND) {
+            for (i, j) in candidates(&s, p) {
+                if evals >= budget.max_states {
+                    break 'rounds;
+                }
+                evals += 1;
+                if evals % 64 == 0 && budget.expired() {
+                    break 'rounds;
+                }
+                let (m, c) = s.evaluate(i, j);
+                if m < cur.0 || (m == cur.0 && c < cur.1) {
+                    s.apply(i, j);
+                    improved = true;
+                    break;
+                }
+            }
+            if improved {
+                break;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    s.order
+}

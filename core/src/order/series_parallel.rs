@@ -1,0 +1,499 @@
+//! Series-parallel ordering: Kayaaslan, Lambert, Marchal and Uçar, "Scheduling series-parallel
+//! task graphs to minimize peak memory", Theoretical Computer Science 707 (2018).
+//!
+//! 1. **Recognition** (Valdes, Tarjan and Lawler, "The recognition of series parallel digraphs",
+//!    SIAM J. Comput. 11(2), 1982, reduction form): add a virtual source before every op without
+//!    producers and a virtual sink after every op without consumers, then repeatedly apply
+//!    *series* reductions (an op with one incoming and one outgoing edge is folded into a single
+//!    edge) and *parallel* reductions (two edges between the same ops become one). Each edge
+//!    carries the decomposition tree of the ops folded into it. The graph is two-terminal
+//!    series-parallel when a single source→sink edge remains; its tree orders every op.
+//! 2. **Scheduling** (the paper's algorithm, which extends Liu's hill–valley merging for trees,
+//!    "An application of generalized tree pebbling to sparse matrix factorization", SIAM J.
+//!    Algebraic Discrete Methods 8(3), 1987): every tree node gets a schedule cut into segments at
+//!    its canonical hills and valleys (hills strictly falling, valleys strictly rising). A series
+//!    node concatenates its children's schedules; a parallel node interleaves its branches'
+//!    segments in non-increasing order of hill minus valley, which keeps each branch's own order.
+//!
+//! **Not optimal here.** The paper's optimality proof assumes every edge carries its own data. In
+//! our model (DESIGN.md §1) a tensor read by several ops is one storage, freed once after its last
+//! reader; we charge that free to the end of the smallest tree node that contains all readers
+//! (a parallel node, or the reader itself), which can hold it longer than the best order would.
+//! So this is a heuristic: its peak is never reported as optimal on its account.
+//!
+//! All passes are iterative (a million-op chain must not overflow the stack); segments are linked
+//! lists of ops, so concatenation is O(1) and a node's work is linear in its segment count.
+
+use std::collections::HashMap;
+
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::OpIx;
+
+/// Index of a node in [`Tree::nodes`].
+pub type NodeId = u32;
+
+/// A node of a series-parallel decomposition tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    Leaf(OpIx),
+    /// Children run one after another.
+    Series(Vec<NodeId>),
+    /// Children are independent.
+    Parallel(Vec<NodeId>),
+}
+
+/// An arena of tree nodes (unreachable entries are leftovers of flattening).
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    pub fn leaf(&mut self, v: OpIx) -> NodeId {
+        self.nodes.push(Node::Leaf(v));
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn take_children(&mut self, id: NodeId, series: bool) -> Option<Vec<NodeId>> {
+        match &mut self.nodes[id as usize] {
+            Node::Series(c) if series => Some(std::mem::take(c)),
+            Node::Parallel(c) if !series => Some(std::mem::take(c)),
+            _ => None,
+        }
+    }
+
+    fn combine(&mut self, parts: &[Option<NodeId>], series: bool) -> Option<NodeId> {
+        let present: Vec<NodeId> = parts.iter().flatten().copied().collect();
+        if present.len() <= 1 {
+            return present.first().copied();
+        }
+        // Flatten same-kind children; reuse the first child's vector so that a chain grown from
+        // its front costs amortised O(1) per step.
+        let mut kids = self
+            .take_children(present[0], series)
+            .unwrap_or_else(|| vec![present[0]]);
+        for &p in &present[1..] {
+            match self.take_children(p, series) {
+                Some(c) => kids.extend(c),
+                None => kids.push(p),
+            }
+        }
+        self.nodes.push(if series {
+            Node::Series(kids)
+        } else {
+            Node::Parallel(kids)
+        });
+        Some((self.nodes.len() - 1) as NodeId)
+    }
+
+    /// Series composition of the present parts, flattened.
+    pub fn series(&mut self, parts: &[Option<NodeId>]) -> Option<NodeId> {
+        self.combine(parts, true)
+    }
+
+    /// Parallel composition of the present parts, flattened.
+    pub fn parallel(&mut self, parts: &[Option<NodeId>]) -> Option<NodeId> {
+        self.combine(parts, false)
+    }
+}
+
+/// The multigraph left by the reductions: vertices are ops plus `source` and `sink`; every edge
+/// carries the tree of the ops folded into it (`None`: no ops, a plain dependency).
+pub struct Reduced {
+    pub tree: Tree,
+    pub source: u32,
+    pub sink: u32,
+    /// Remaining ops, in file order.
+    pub vertices: Vec<u32>,
+    /// Remaining edges (from, to, content), sorted.
+    pub edges: Vec<(u32, u32, Option<NodeId>)>,
+}
+
+impl Reduced {
+    /// The decomposition tree's root when the graph reduced to one source→sink edge.
+    pub fn root(&self) -> Option<Option<NodeId>> {
+        match self.edges.as_slice() {
+            [(s, t, c)] if *s == self.source && *t == self.sink && self.vertices.is_empty() => {
+                Some(*c)
+            }
+            [] if self.vertices.is_empty() => Some(None),
+            _ => None,
+        }
+    }
+}
+
+fn remove_from(list: &mut Vec<u32>, x: u32) {
+    if let Some(i) = list.iter().position(|&y| y == x) {
+        list.swap_remove(i);
+    }
+}
+
+/// Applies series and parallel reductions until none applies.
+pub fn reduce(g: &Graph) -> Reduced {
+    let n = g.num_ops() as u32;
+    let (source, sink) = (n, n + 1);
+    let mut tree = Tree::default();
+    let nv = n as usize + 2;
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    let mut inn: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    let mut content: HashMap<(u32, u32), Option<NodeId>> = HashMap::new();
+    let mut removed = vec![false; nv];
+    let mut work: Vec<u32> = Vec::new();
+
+    let add_edge = |tree: &mut Tree,
+                    out: &mut Vec<Vec<u32>>,
+                    inn: &mut Vec<Vec<u32>>,
+                    content: &mut HashMap<(u32, u32), Option<NodeId>>,
+                    work: &mut Vec<u32>,
+                    u: u32,
+                    w: u32,
+                    c: Option<NodeId>| {
+        match content.get_mut(&(u, w)) {
+            Some(old) => {
+                // Parallel reduction: the degrees of u and w dropped, look at them again.
+                *old = tree.parallel(&[*old, c]);
+                work.push(u);
+                work.push(w);
+            }
+            None => {
+                content.insert((u, w), c);
+                out[u as usize].push(w);
+                inn[w as usize].push(u);
+            }
+        }
+    };
+
+    for v in 0..n {
+        if g.preds(v).is_empty() {
+            add_edge(
+                &mut tree,
+                &mut out,
+                &mut inn,
+                &mut content,
+                &mut work,
+                source,
+                v,
+                None,
+            );
+        }
+        for &p in g.preds(v) {
+            add_edge(
+                &mut tree,
+                &mut out,
+                &mut inn,
+                &mut content,
+                &mut work,
+                p,
+                v,
+                None,
+            );
+        }
+        if g.succs(v).is_empty() {
+            add_edge(
+                &mut tree,
+                &mut out,
+                &mut inn,
+                &mut content,
+                &mut work,
+                v,
+                sink,
+                None,
+            );
+        }
+    }
+    // Process ops in reverse so that popping yields file order: chains then grow at their end.
+    work.extend((0..n).rev());
+    while let Some(x) = work.pop() {
+        if x >= n || removed[x as usize] {
+            continue;
+        }
+        if inn[x as usize].len() != 1 || out[x as usize].len() != 1 {
+            continue;
+        }
+        let (u, w) = (inn[x as usize][0], out[x as usize][0]);
+        let c1 = content.remove(&(u, x)).flatten();
+        let c2 = content.remove(&(x, w)).flatten();
+        remove_from(&mut out[u as usize], x);
+        remove_from(&mut inn[w as usize], x);
+        removed[x as usize] = true;
+        inn[x as usize].clear();
+        out[x as usize].clear();
+        let leaf = tree.leaf(x);
+        let c = tree.series(&[c1, Some(leaf), c2]);
+        add_edge(
+            &mut tree,
+            &mut out,
+            &mut inn,
+            &mut content,
+            &mut work,
+            u,
+            w,
+            c,
+        );
+        work.push(u);
+        work.push(w);
+    }
+    let vertices: Vec<u32> = (0..n).filter(|&v| !removed[v as usize]).collect();
+    let mut edges: Vec<(u32, u32, Option<NodeId>)> =
+        content.into_iter().map(|((u, w), c)| (u, w, c)).collect();
+    edges.sort_unstable_by_key(|&(u, w, _)| (u, w));
+    Reduced {
+        tree,
+        source,
+        sink,
+        vertices,
+        edges,
+    }
+}
+
+/// A stretch of a schedule between valleys: its highest memory and its end memory, both
+/// relative to the start of the node's schedule, and its ops as a linked list.
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    hill: i128,
+    valley: i128,
+    head: OpIx,
+    tail: OpIx,
+}
+
+const NIL: OpIx = OpIx::MAX;
+
+fn concat(next: &mut [OpIx], a: Seg, b: Seg) -> (OpIx, OpIx) {
+    if a.head == NIL {
+        return (b.head, b.tail);
+    }
+    if b.head == NIL {
+        return (a.head, a.tail);
+    }
+    next[a.tail as usize] = b.head;
+    (a.head, b.tail)
+}
+
+/// Appends `s` keeping hills strictly falling and valleys strictly rising (Liu's canonical form).
+fn push_canonical(stack: &mut Vec<Seg>, next: &mut [OpIx], s: Seg) {
+    stack.push(s);
+    while stack.len() >= 2 {
+        let t = stack[stack.len() - 1];
+        let p = stack[stack.len() - 2];
+        if t.hill >= p.hill || t.valley <= p.valley {
+            let (head, tail) = concat(next, p, t);
+            stack.pop();
+            let last = stack.len() - 1;
+            stack[last] = Seg {
+                hill: p.hill.max(t.hill),
+                valley: t.valley,
+                head,
+                tail,
+            };
+        } else {
+            break;
+        }
+    }
+}
+
+/// Orders `g` by hill–valley merging over the decomposition tree rooted at `root`, which must
+/// contain every op exactly once and respect every dependency.
+pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> {
+    let n = g.num_ops();
+    let Some(root) = root else {
+        return Vec::new();
+    };
+    let nn = tree.nodes.len();
+    // Parent, depth and position among siblings of every node under the root.
+    let mut parent = vec![u32::MAX; nn];
+    let mut depth = vec![0u32; nn];
+    let mut index_in_parent = vec![0u32; nn];
+    let mut leaf_of = vec![u32::MAX; n];
+    let mut post: Vec<NodeId> = Vec::with_capacity(nn);
+    let mut stack: Vec<(NodeId, bool)> = vec![(root, false)];
+    while let Some((x, expanded)) = stack.pop() {
+        if expanded {
+            post.push(x);
+            continue;
+        }
+        stack.push((x, true));
+        match &tree.nodes[x as usize] {
+            Node::Leaf(v) => leaf_of[*v as usize] = x,
+            Node::Series(c) | Node::Parallel(c) => {
+                for (k, &ch) in c.iter().enumerate() {
+                    parent[ch as usize] = x;
+                    depth[ch as usize] = depth[x as usize] + 1;
+                    index_in_parent[ch as usize] = k as u32;
+                    stack.push((ch, false));
+                }
+            }
+        }
+    }
+
+    // Where each storage is freed: at a leaf (its op) or at the end of a parallel node.
+    let mut leaf_free = vec![0u64; n];
+    let mut par_free = vec![0u64; nn];
+    let lca = |set: &[NodeId]| -> NodeId {
+        let mut a = set[0];
+        for &b0 in &set[1..] {
+            let mut b = b0;
+            while depth[a as usize] > depth[b as usize] {
+                a = parent[a as usize];
+            }
+            while depth[b as usize] > depth[a as usize] {
+                b = parent[b as usize];
+            }
+            while a != b {
+                a = parent[a as usize];
+                b = parent[b as usize];
+            }
+        }
+        a
+    };
+    let mut set: Vec<NodeId> = Vec::new();
+    for s in 0..g.num_tensors() as u32 {
+        if g.pinned(s) || g.size(s) == 0 || g.users(s).is_empty() {
+            continue;
+        }
+        set.clear();
+        set.extend(g.users(s).iter().map(|&u| leaf_of[u as usize]));
+        loop {
+            let a = lca(&set);
+            match &tree.nodes[a as usize] {
+                Node::Leaf(v) => {
+                    leaf_free[*v as usize] += g.size(s);
+                    break;
+                }
+                Node::Parallel(_) => {
+                    par_free[a as usize] += g.size(s);
+                    break;
+                }
+                Node::Series(_) => {
+                    // Readers sit in several children: the last of those children frees it.
+                    let child_of = |mut x: NodeId| {
+                        while parent[x as usize] != a {
+                            x = parent[x as usize];
+                        }
+                        x
+                    };
+                    let last = set
+                        .iter()
+                        .map(|&x| index_in_parent[child_of(x) as usize])
+                        .max()
+                        .unwrap_or(0);
+                    set.retain(|&x| index_in_parent[child_of(x) as usize] == last);
+                }
+            }
+        }
+    }
+
+    let mut next = vec![NIL; n];
+    let mut segs: Vec<Vec<Seg>> = vec![Vec::new(); nn];
+    for &x in &post {
+        let result = match &tree.nodes[x as usize] {
+            Node::Leaf(v) => {
+                let v = *v;
+                let mut freed = leaf_free[v as usize];
+                for &s in g.creates(v) {
+                    if g.users(s).is_empty() && !g.pinned(s) {
+                        freed += g.size(s);
+                    }
+                }
+                vec![Seg {
+                    hill: (g.alloc(v) + g.workspace(v)) as i128,
+                    valley: g.alloc(v) as i128 - freed as i128,
+                    head: v,
+                    tail: v,
+                }]
+            }
+            Node::Series(children) => {
+                let mut out: Vec<Seg> = Vec::new();
+                let mut base: i128 = 0;
+                for &c in children {
+                    let cs = std::mem::take(&mut segs[c as usize]);
+                    let end = cs.last().map_or(0, |s| s.valley);
+                    for s in cs {
+                        push_canonical(
+                            &mut out,
+                            &mut next,
+                            Seg {
+                                hill: s.hill + base,
+                                valley: s.valley + base,
+                                ..s
+                            },
+                        );
+                    }
+                    base += end;
+                }
+                out
+            }
+            Node::Parallel(children) => {
+                // (key, branch, segment): branches' own segments already fall in key.
+                let mut all: Vec<(i128, usize, Seg)> = Vec::new();
+                for (b, &c) in children.iter().enumerate() {
+                    for s in std::mem::take(&mut segs[c as usize]) {
+                        all.push((s.hill - s.valley, b, s));
+                    }
+                }
+                all.sort_by(|a, b| b.0.cmp(&a.0));
+                let mut at = vec![0i128; children.len()];
+                let mut base: i128 = 0;
+                let mut out: Vec<Seg> = Vec::new();
+                for (_, b, s) in all {
+                    let hill = base + (s.hill - at[b]);
+                    base += s.valley - at[b];
+                    at[b] = s.valley;
+                    push_canonical(
+                        &mut out,
+                        &mut next,
+                        Seg {
+                            hill,
+                            valley: base,
+                            ..s
+                        },
+                    );
+                }
+                let pf = par_free[x as usize] as i128;
+                if pf > 0 {
+                    push_canonical(
+                        &mut out,
+                        &mut next,
+                        Seg {
+                            hill: base,
+                            valley: base - pf,
+                            head: NIL,
+                            tail: NIL,
+                        },
+                    );
+                }
+                out
+            }
+        };
+        segs[x as usize] = result;
+    }
+    let mut order = Vec::with_capacity(n);
+    for s in &segs[root as usize] {
+        let mut v = s.head;
+        while v != NIL {
+            order.push(v);
+            if v == s.tail {
+                break;
+            }
+            v = next[v as usize];
+        }
+    }
+    order
+}
+
+/// The series-parallel order of `g`, or `NotApplicable` when `g` is not series-parallel (use
+/// `spize`, which adds synchronisation first).
+pub fn sp_order(g: &Graph) -> Result<Vec<OpIx>, Error> {
+    let r = reduce(g);
+    match r.root() {
+        Some(root) => Ok(schedule_tree(g, &r.tree, root)),
+        None => Err(Error::NotApplicable {
+            method: "sp".into(),
+            reason: format!(
+                "the graph is not series-parallel ({} ops left after series and parallel \
+                 reductions); `spize` makes it series-parallel first",
+                r.vertices.len()
+            ),
+        }),
+    }
+}
