@@ -183,8 +183,8 @@ impl Net {
             }
             k = start;
         }
-        for t in 0..self.tensors.len().min(producer.len()) {
-            if producer[t].is_none() && self.grad[t] {
+        for (t, made_by) in producer.iter().enumerate() {
+            if made_by.is_none() && self.grad[t] {
                 if let Some(gw) = grad_of.get(t).copied().flatten() {
                     self.mark_output(gw);
                 }

@@ -54,12 +54,22 @@ impl MaxCount {
         }
         MaxCount { n, t }
     }
-    fn set(&mut self, i: usize, v: u64) {
-        let mut p = i + self.n;
-        self.t[p] = (v, 1);
-        while p > 1 {
-            p /= 2;
-            self.t[p] = join(self.t[2 * p], self.t[2 * p + 1]);
+    /// Sets positions `lo..lo + values.len()`, then their ancestors level by level:
+    /// O(len + log n) rather than O(len · log n).
+    fn set_range(&mut self, lo: usize, values: &[u64]) {
+        if values.is_empty() {
+            return;
+        }
+        let (mut a, mut b) = (lo + self.n, lo + values.len() - 1 + self.n);
+        for (k, &v) in values.iter().enumerate() {
+            self.t[a + k] = (v, 1);
+        }
+        while a > 1 {
+            a /= 2;
+            b /= 2;
+            for p in a..=b {
+                self.t[p] = join(self.t[2 * p], self.t[2 * p + 1]);
+            }
         }
     }
     /// (max, count of max) over `[lo, hi)`; (0, 0) when empty.
@@ -277,16 +287,32 @@ impl<'g> Search<'g> {
             self.pos[x as usize] = p as u32;
             self.during[p] = self.new_during[k];
             self.after[p] = self.new_after[k];
-            self.tree.set(p, self.new_during[k]);
         }
+        self.tree.set_range(lo, &self.new_during);
         for &(s, l) in &self.overrides {
             self.last_user[s as usize] = l;
         }
     }
 }
 
+/// Bytes `v` frees as the last user of its inputs in the current order (optimistic for a move
+/// earlier: another reader may become the last one).
+fn frees_as_last(s: &Search, v: OpIx) -> u64 {
+    let g = s.g;
+    g.reads(v)
+        .iter()
+        .filter(|&&t| s.last_user[t as usize] == v && !g.pinned(t))
+        .map(|&t| g.size(t))
+        .sum()
+}
+
 /// Moves worth trying around peak position `p`, as (from, to) pairs.
+///
+/// A move across `p` can lower memory at `p` only if the op holds more there than it frees
+/// (moving later) or frees more than it adds (moving earlier); other ops are filtered out by
+/// that O(degree) test before any stretch is simulated.
 fn candidates(s: &Search, p: usize) -> Vec<(usize, usize)> {
+    let g = s.g;
     let n = s.order.len();
     let mut out = Vec::new();
     let lo = p.saturating_sub(WINDOW);
@@ -300,9 +326,14 @@ fn candidates(s: &Search, p: usize) -> Vec<(usize, usize)> {
     if l > p {
         out.push((p, l));
     }
-    // Ops before the peak that may run after it, nearest first.
+    // Ops before the peak that may run after it, nearest first: their outputs leave the peak
+    // step, their frees move after it.
     for i in (lo..p).rev() {
-        let l = s.latest(s.order[i]).min(hi);
+        let u = s.order[i];
+        if g.alloc(u) <= frees_as_last(s, u) {
+            continue;
+        }
+        let l = s.latest(u).min(hi);
         if l >= p {
             out.push((i, p));
             if l > p {
@@ -310,9 +341,14 @@ fn candidates(s: &Search, p: usize) -> Vec<(usize, usize)> {
             }
         }
     }
-    // Ops after the peak that may run before it.
+    // Ops after the peak that may run before it: their frees join the peak step, their outputs
+    // too (unless nobody reads them).
     for i in p + 1..=hi {
-        let e = s.earliest(s.order[i]).max(lo);
+        let w = s.order[i];
+        if frees_as_last(s, w) <= g.alloc(w) {
+            continue;
+        }
+        let e = s.earliest(w).max(lo);
         if e <= p {
             out.push((i, p));
             if e < p {
@@ -327,8 +363,13 @@ fn candidates(s: &Search, p: usize) -> Vec<(usize, usize)> {
 ///
 /// `budget.max_states` caps the number of moves evaluated; the deadline is honoured too.
 pub fn improve(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx> {
+    improve_counted(g, order, budget).0
+}
+
+/// [`improve`], also returning the number of moves evaluated.
+pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>, u64) {
     if order.len() < 2 {
-        return order.to_vec();
+        return (order.to_vec(), 0);
     }
     let floor = lower_bound(g).max(g.inputs_bytes());
     let mut s = Search::new(g, order);
@@ -363,5 +404,49 @@ pub fn improve(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx> {
             break;
         }
     }
-    s.order
+    (s.order, evals)
+}
+
+/// Local search on several starting orders: the `k` lowest-peak distinct candidates, best first.
+/// Each search but the last may use half of the budget left (moves and time); a search that
+/// reaches a local optimum early leaves the rest to the next. Returns the best result, never
+/// worse than the best candidate. This is the call `auto`'s fallback makes.
+pub fn improve_best(g: &Graph, candidates: Vec<Vec<OpIx>>, k: usize, budget: &Budget) -> Vec<OpIx> {
+    let mut scored: Vec<(u64, Vec<OpIx>)> = candidates
+        .into_iter()
+        .map(|o| (crate::simulate::peak_of(g, &o), o))
+        .collect();
+    scored.sort_by_key(|c| c.0);
+    // Identical orders would repeat the same search.
+    scored.dedup_by(|a, b| a.1 == b.1);
+    let k = k.clamp(1, scored.len().max(1));
+    let mut moves_left = budget.max_states;
+    let mut best: Option<(u64, Vec<OpIx>)> = None;
+    for (i, (p, order)) in scored.into_iter().take(k).enumerate() {
+        let last = i + 1 == k;
+        let share = Budget {
+            clock: budget.clock,
+            deadline_ms: budget.deadline_ms.map(|d| {
+                let now = budget.clock.now_ms();
+                if last {
+                    d
+                } else {
+                    now + (d - now).max(0.0) / 2.0
+                }
+            }),
+            max_states: if last { moves_left } else { moves_left / 2 },
+        };
+        let (better, used) = improve_counted(g, &order, &share);
+        moves_left = moves_left.saturating_sub(used);
+        let bp = crate::simulate::peak_of(g, &better);
+        let (bp, result) = if bp < p { (bp, better) } else { (p, order) };
+        let wins = match &best {
+            None => true,
+            Some(b) => bp < b.0,
+        };
+        if wins {
+            best = Some((bp, result));
+        }
+    }
+    best.map(|b| b.1).unwrap_or_default()
 }

@@ -64,16 +64,17 @@ impl Tree {
     }
 
     fn combine(&mut self, parts: &[Option<NodeId>], series: bool) -> Option<NodeId> {
-        let present: Vec<NodeId> = parts.iter().flatten().copied().collect();
-        if present.len() <= 1 {
-            return present.first().copied();
-        }
+        let mut present = parts.iter().flatten().copied();
+        let first = present.next()?;
+        let Some(second) = present.next() else {
+            return Some(first);
+        };
         // Flatten same-kind children; reuse the first child's vector so that a chain grown from
         // its front costs amortised O(1) per step.
         let mut kids = self
-            .take_children(present[0], series)
-            .unwrap_or_else(|| vec![present[0]]);
-        for &p in &present[1..] {
+            .take_children(first, series)
+            .unwrap_or_else(|| vec![first]);
+        for p in std::iter::once(second).chain(present) {
             match self.take_children(p, series) {
                 Some(c) => kids.extend(c),
                 None => kids.push(p),
@@ -123,9 +124,122 @@ impl Reduced {
     }
 }
 
-fn remove_from(list: &mut Vec<u32>, x: u32) {
-    if let Some(i) = list.iter().position(|&y| y == x) {
-        list.swap_remove(i);
+/// A multiplicative hash for the (from, to) edge keys: SipHash's DoS resistance buys nothing
+/// here and costs a third of the reduction's time.
+#[derive(Default)]
+struct EdgeHasher(u64);
+
+impl std::hash::Hasher for EdgeHasher {
+    fn finish(&self) -> u64 {
+        // Fold the product's well-mixed high half into the low bits the table indexes by.
+        self.0 ^ (self.0 >> 32)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+type EdgeMap = HashMap<u64, u32, std::hash::BuildHasherDefault<EdgeHasher>>;
+
+fn key(u: u32, w: u32) -> u64 {
+    ((u as u64) << 32) | w as u64
+}
+
+/// Edges in one arena, threaded on doubly linked out- and in-lists per vertex, so that removing
+/// and adding edges costs O(1) and no vertex owns an allocation.
+struct Edges {
+    from: Vec<u32>,
+    to: Vec<u32>,
+    content: Vec<Option<NodeId>>,
+    next_out: Vec<u32>,
+    prev_out: Vec<u32>,
+    next_in: Vec<u32>,
+    prev_in: Vec<u32>,
+    head_out: Vec<u32>,
+    head_in: Vec<u32>,
+    out_deg: Vec<u32>,
+    in_deg: Vec<u32>,
+    index: EdgeMap,
+}
+
+const NO_EDGE: u32 = u32::MAX;
+
+impl Edges {
+    fn new(nv: usize, capacity: usize) -> Self {
+        Edges {
+            from: Vec::with_capacity(capacity),
+            to: Vec::with_capacity(capacity),
+            content: Vec::with_capacity(capacity),
+            next_out: Vec::with_capacity(capacity),
+            prev_out: Vec::with_capacity(capacity),
+            next_in: Vec::with_capacity(capacity),
+            prev_in: Vec::with_capacity(capacity),
+            head_out: vec![NO_EDGE; nv],
+            head_in: vec![NO_EDGE; nv],
+            out_deg: vec![0; nv],
+            in_deg: vec![0; nv],
+            index: EdgeMap::with_capacity_and_hasher(capacity, Default::default()),
+        }
+    }
+
+    /// Adds u→w; an existing u→w absorbs it by parallel composition (returns true then).
+    fn add(&mut self, tree: &mut Tree, u: u32, w: u32, c: Option<NodeId>) -> bool {
+        if let Some(&e) = self.index.get(&key(u, w)) {
+            self.content[e as usize] = tree.parallel(&[self.content[e as usize], c]);
+            return true;
+        }
+        let e = self.from.len() as u32;
+        self.from.push(u);
+        self.to.push(w);
+        self.content.push(c);
+        self.next_out.push(self.head_out[u as usize]);
+        self.prev_out.push(NO_EDGE);
+        if self.head_out[u as usize] != NO_EDGE {
+            self.prev_out[self.head_out[u as usize] as usize] = e;
+        }
+        self.head_out[u as usize] = e;
+        self.next_in.push(self.head_in[w as usize]);
+        self.prev_in.push(NO_EDGE);
+        if self.head_in[w as usize] != NO_EDGE {
+            self.prev_in[self.head_in[w as usize] as usize] = e;
+        }
+        self.head_in[w as usize] = e;
+        self.out_deg[u as usize] += 1;
+        self.in_deg[w as usize] += 1;
+        self.index.insert(key(u, w), e);
+        false
+    }
+
+    fn remove(&mut self, e: u32) -> Option<NodeId> {
+        let (u, w) = (self.from[e as usize], self.to[e as usize]);
+        let ei = e as usize;
+        let (no, po) = (self.next_out[ei], self.prev_out[ei]);
+        if po != NO_EDGE {
+            self.next_out[po as usize] = no;
+        } else {
+            self.head_out[u as usize] = no;
+        }
+        if no != NO_EDGE {
+            self.prev_out[no as usize] = po;
+        }
+        let (ni, pi) = (self.next_in[ei], self.prev_in[ei]);
+        if pi != NO_EDGE {
+            self.next_in[pi as usize] = ni;
+        } else {
+            self.head_in[w as usize] = ni;
+        }
+        if ni != NO_EDGE {
+            self.prev_in[ni as usize] = pi;
+        }
+        self.out_deg[u as usize] -= 1;
+        self.in_deg[w as usize] -= 1;
+        self.index.remove(&key(u, w));
+        self.content[ei].take()
     }
 }
 
@@ -135,71 +249,19 @@ pub fn reduce(g: &Graph) -> Reduced {
     let (source, sink) = (n, n + 1);
     let mut tree = Tree::default();
     let nv = n as usize + 2;
-    let mut out: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    let mut inn: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    let mut content: HashMap<(u32, u32), Option<NodeId>> = HashMap::new();
+    let n_edges: usize = (0..n).map(|v| g.preds(v).len() + 2).sum();
+    let mut edges = Edges::new(nv, n_edges);
     let mut removed = vec![false; nv];
     let mut work: Vec<u32> = Vec::new();
-
-    let add_edge = |tree: &mut Tree,
-                    out: &mut Vec<Vec<u32>>,
-                    inn: &mut Vec<Vec<u32>>,
-                    content: &mut HashMap<(u32, u32), Option<NodeId>>,
-                    work: &mut Vec<u32>,
-                    u: u32,
-                    w: u32,
-                    c: Option<NodeId>| {
-        match content.get_mut(&(u, w)) {
-            Some(old) => {
-                // Parallel reduction: the degrees of u and w dropped, look at them again.
-                *old = tree.parallel(&[*old, c]);
-                work.push(u);
-                work.push(w);
-            }
-            None => {
-                content.insert((u, w), c);
-                out[u as usize].push(w);
-                inn[w as usize].push(u);
-            }
-        }
-    };
-
     for v in 0..n {
         if g.preds(v).is_empty() {
-            add_edge(
-                &mut tree,
-                &mut out,
-                &mut inn,
-                &mut content,
-                &mut work,
-                source,
-                v,
-                None,
-            );
+            edges.add(&mut tree, source, v, None);
         }
         for &p in g.preds(v) {
-            add_edge(
-                &mut tree,
-                &mut out,
-                &mut inn,
-                &mut content,
-                &mut work,
-                p,
-                v,
-                None,
-            );
+            edges.add(&mut tree, p, v, None);
         }
         if g.succs(v).is_empty() {
-            add_edge(
-                &mut tree,
-                &mut out,
-                &mut inn,
-                &mut content,
-                &mut work,
-                v,
-                sink,
-                None,
-            );
+            edges.add(&mut tree, v, sink, None);
         }
     }
     // Process ops in reverse so that popping yields file order: chains then grow at their end.
@@ -208,42 +270,41 @@ pub fn reduce(g: &Graph) -> Reduced {
         if x >= n || removed[x as usize] {
             continue;
         }
-        if inn[x as usize].len() != 1 || out[x as usize].len() != 1 {
+        let xi = x as usize;
+        if edges.in_deg[xi] != 1 || edges.out_deg[xi] != 1 {
             continue;
         }
-        let (u, w) = (inn[x as usize][0], out[x as usize][0]);
-        let c1 = content.remove(&(u, x)).flatten();
-        let c2 = content.remove(&(x, w)).flatten();
-        remove_from(&mut out[u as usize], x);
-        remove_from(&mut inn[w as usize], x);
-        removed[x as usize] = true;
-        inn[x as usize].clear();
-        out[x as usize].clear();
+        let (e1, e2) = (edges.head_in[xi], edges.head_out[xi]);
+        let (u, w) = (edges.from[e1 as usize], edges.to[e2 as usize]);
+        let c1 = edges.remove(e1);
+        let c2 = edges.remove(e2);
+        removed[xi] = true;
         let leaf = tree.leaf(x);
         let c = tree.series(&[c1, Some(leaf), c2]);
-        add_edge(
-            &mut tree,
-            &mut out,
-            &mut inn,
-            &mut content,
-            &mut work,
-            u,
-            w,
-            c,
-        );
-        work.push(u);
+        // A parallel merge lowers the degrees of u and w; either way they may reduce now.
+        edges.add(&mut tree, u, w, c);
         work.push(w);
+        work.push(u);
     }
     let vertices: Vec<u32> = (0..n).filter(|&v| !removed[v as usize]).collect();
-    let mut edges: Vec<(u32, u32, Option<NodeId>)> =
-        content.into_iter().map(|((u, w), c)| (u, w, c)).collect();
-    edges.sort_unstable_by_key(|&(u, w, _)| (u, w));
+    let mut list: Vec<(u32, u32, Option<NodeId>)> = edges
+        .index
+        .values()
+        .map(|&e| {
+            (
+                edges.from[e as usize],
+                edges.to[e as usize],
+                edges.content[e as usize],
+            )
+        })
+        .collect();
+    list.sort_unstable_by_key(|&(u, w, _)| (u, w));
     Reduced {
         tree,
         source,
         sink,
         vertices,
-        edges,
+        edges: list,
     }
 }
 
@@ -384,29 +445,48 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
     }
 
     let mut next = vec![NIL; n];
+    // A leaf's single segment, computed where it is used (leaves own no vector).
+    let leaf_seg = |v: OpIx| {
+        let mut freed = leaf_free[v as usize];
+        for &s in g.creates(v) {
+            if g.users(s).is_empty() && !g.pinned(s) {
+                freed += g.size(s);
+            }
+        }
+        Seg {
+            hill: (g.alloc(v) + g.workspace(v)) as i128,
+            valley: g.alloc(v) as i128 - freed as i128,
+            head: v,
+            tail: v,
+        }
+    };
     let mut segs: Vec<Vec<Seg>> = vec![Vec::new(); nn];
+    let take = |segs: &mut Vec<Vec<Seg>>, c: NodeId| match tree.nodes[c as usize] {
+        Node::Leaf(v) => vec![leaf_seg(v)],
+        _ => std::mem::take(&mut segs[c as usize]),
+    };
     for &x in &post {
         let result = match &tree.nodes[x as usize] {
-            Node::Leaf(v) => {
-                let v = *v;
-                let mut freed = leaf_free[v as usize];
-                for &s in g.creates(v) {
-                    if g.users(s).is_empty() && !g.pinned(s) {
-                        freed += g.size(s);
-                    }
-                }
-                vec![Seg {
-                    hill: (g.alloc(v) + g.workspace(v)) as i128,
-                    valley: g.alloc(v) as i128 - freed as i128,
-                    head: v,
-                    tail: v,
-                }]
-            }
+            Node::Leaf(_) => continue,
             Node::Series(children) => {
                 let mut out: Vec<Seg> = Vec::new();
                 let mut base: i128 = 0;
                 for &c in children {
-                    let cs = std::mem::take(&mut segs[c as usize]);
+                    if let Node::Leaf(v) = tree.nodes[c as usize] {
+                        let s = leaf_seg(v);
+                        push_canonical(
+                            &mut out,
+                            &mut next,
+                            Seg {
+                                hill: s.hill + base,
+                                valley: s.valley + base,
+                                ..s
+                            },
+                        );
+                        base += s.valley;
+                        continue;
+                    }
+                    let cs = take(&mut segs, c);
                     let end = cs.last().map_or(0, |s| s.valley);
                     for s in cs {
                         push_canonical(
@@ -427,11 +507,16 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
                 // (key, branch, segment): branches' own segments already fall in key.
                 let mut all: Vec<(i128, usize, Seg)> = Vec::new();
                 for (b, &c) in children.iter().enumerate() {
+                    if let Node::Leaf(v) = tree.nodes[c as usize] {
+                        let s = leaf_seg(v);
+                        all.push((s.hill - s.valley, b, s));
+                        continue;
+                    }
                     for s in std::mem::take(&mut segs[c as usize]) {
                         all.push((s.hill - s.valley, b, s));
                     }
                 }
-                all.sort_by(|a, b| b.0.cmp(&a.0));
+                all.sort_by_key(|a| std::cmp::Reverse(a.0));
                 let mut at = vec![0i128; children.len()];
                 let mut base: i128 = 0;
                 let mut out: Vec<Seg> = Vec::new();
@@ -467,8 +552,9 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
         };
         segs[x as usize] = result;
     }
+    let root_segs = take(&mut segs, root);
     let mut order = Vec::with_capacity(n);
-    for s in &segs[root as usize] {
+    for s in &root_segs {
         let mut v = s.head;
         while v != NIL {
             order.push(v);

@@ -23,21 +23,44 @@ pub fn spize_order(g: &Graph) -> Vec<OpIx> {
     }
     let nv = g.num_ops() + 2;
     let (source, sink) = (r.source, r.sink);
-    // In-edges per vertex, and the core's longest-path levels (Kahn's algorithm).
-    let mut ins: Vec<Vec<(u32, Option<NodeId>)>> = vec![Vec::new(); nv];
-    let mut outs: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for &(u, w, c) in &r.edges {
-        ins[w as usize].push((u, c));
-        outs[u as usize].push(w);
+    // In- and out-edges per vertex as compressed rows (the edge list is sorted by tail).
+    let m = r.edges.len();
+    let mut out_start = vec![0usize; nv + 1];
+    let mut in_start = vec![0usize; nv + 1];
+    for &(u, w, _) in &r.edges {
+        out_start[u as usize + 1] += 1;
+        in_start[w as usize + 1] += 1;
     }
-    let mut indeg: Vec<u32> = ins.iter().map(|e| e.len() as u32).collect();
+    for i in 0..nv {
+        out_start[i + 1] += out_start[i];
+        in_start[i + 1] += in_start[i];
+    }
+    let mut in_edges: Vec<u32> = vec![0; m];
+    let mut fill = in_start.clone();
+    for (e, &(_, w, _)) in r.edges.iter().enumerate() {
+        in_edges[fill[w as usize]] = e as u32;
+        fill[w as usize] += 1;
+    }
+    let ins = |v: u32| {
+        in_edges[in_start[v as usize]..in_start[v as usize + 1]]
+            .iter()
+            .map(|&e| r.edges[e as usize].2)
+    };
+    let outs = |u: u32| {
+        r.edges[out_start[u as usize]..out_start[u as usize + 1]]
+            .iter()
+            .map(|&(_, w, _)| w)
+    };
+    let mut indeg: Vec<u32> = (0..nv)
+        .map(|v| (in_start[v + 1] - in_start[v]) as u32)
+        .collect();
     let mut level = vec![0u32; nv];
     let mut queue = vec![source];
     let mut head = 0;
     while head < queue.len() {
         let u = queue[head];
         head += 1;
-        for &w in &outs[u as usize] {
+        for w in outs(u) {
             level[w as usize] = level[w as usize].max(level[u as usize] + 1);
             indeg[w as usize] -= 1;
             if indeg[w as usize] == 0 {
@@ -59,14 +82,14 @@ pub fn spize_order(g: &Graph) -> Vec<OpIx> {
     for ops in &by_level {
         let mut branches: Vec<Option<NodeId>> = Vec::with_capacity(ops.len());
         for &v in ops {
-            let incoming: Vec<Option<NodeId>> = ins[v as usize].iter().map(|&(_, c)| c).collect();
+            let incoming: Vec<Option<NodeId>> = ins(v).collect();
             let before = r.tree.parallel(&incoming);
             let leaf = r.tree.leaf(v);
             branches.push(r.tree.series(&[before, Some(leaf)]));
         }
         stages.push(r.tree.parallel(&branches));
     }
-    let last: Vec<Option<NodeId>> = ins[sink as usize].iter().map(|&(_, c)| c).collect();
+    let last: Vec<Option<NodeId>> = ins(sink).collect();
     stages.push(r.tree.parallel(&last));
     let root = r.tree.series(&stages);
     schedule_tree(g, &r.tree, root)

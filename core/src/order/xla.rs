@@ -22,23 +22,40 @@ use crate::graph::Graph;
 use crate::order::inductor::best_of;
 use crate::OpIx;
 
-/// An op's predecessors in operand order: producers of its inputs as written, then any other
-/// dependency (the producer a view's storage comes from).
-fn operand_preds(g: &Graph, v: OpIx) -> Vec<OpIx> {
-    let mut out: Vec<OpIx> = Vec::with_capacity(g.preds(v).len());
-    for &t in &g.ops()[v as usize].inputs {
-        if let Some(p) = g.tensors()[t as usize].producer {
-            if p != v && !out.contains(&p) {
-                out.push(p);
+/// Every op's predecessors in operand order (producers of its inputs as written, then any other
+/// dependency, such as the producer a view's storage comes from), as compressed rows.
+struct Operands {
+    start: Vec<usize>,
+    data: Vec<OpIx>,
+}
+
+impl Operands {
+    fn new(g: &Graph) -> Self {
+        let n = g.num_ops();
+        let mut start = Vec::with_capacity(n + 1);
+        let mut data: Vec<OpIx> = Vec::with_capacity(n * 2);
+        start.push(0);
+        for v in 0..n as OpIx {
+            let row = data.len();
+            for &t in &g.ops()[v as usize].inputs {
+                if let Some(p) = g.tensors()[t as usize].producer {
+                    if p != v && !data[row..].contains(&p) {
+                        data.push(p);
+                    }
+                }
             }
+            for &p in g.preds(v) {
+                if !data[row..].contains(&p) {
+                    data.push(p);
+                }
+            }
+            start.push(data.len());
         }
+        Operands { start, data }
     }
-    for &p in g.preds(v) {
-        if !out.contains(&p) {
-            out.push(p);
-        }
+    fn row(&self, v: OpIx) -> &[OpIx] {
+        &self.data[self.start[v as usize]..self.start[v as usize + 1]]
     }
-    out
 }
 
 /// Start points of XLA's traversals: ops without users in file order, output producers last.
@@ -62,32 +79,27 @@ fn roots(g: &Graph) -> Vec<OpIx> {
     r
 }
 
-/// Iterative post-order DFS from `starts`, visiting each op's predecessors in `preds_of` order.
-fn post_order_with(
-    g: &Graph,
-    starts: &[OpIx],
-    mut preds_of: impl FnMut(OpIx) -> Vec<OpIx>,
-) -> Vec<OpIx> {
+/// Iterative post-order DFS from `starts`, visiting each op's predecessors in row order.
+fn post_order_with(g: &Graph, starts: &[OpIx], preds: &Operands) -> Vec<OpIx> {
     let n = g.num_ops();
     let mut seen = vec![false; n];
     let mut order = Vec::with_capacity(n);
-    let mut stack: Vec<(OpIx, Vec<OpIx>, usize)> = Vec::new();
-    let all = (0..n as OpIx).collect::<Vec<_>>();
+    let mut stack: Vec<(OpIx, usize)> = Vec::new();
     // Any op a root does not reach (none in a valid graph) is still emitted, in file order.
-    for &r in starts.iter().chain(all.iter()) {
+    for r in starts.iter().copied().chain(0..n as OpIx) {
         if seen[r as usize] {
             continue;
         }
         seen[r as usize] = true;
-        stack.push((r, preds_of(r), 0));
+        stack.push((r, 0));
         while let Some(top) = stack.last_mut() {
-            if top.2 < top.1.len() {
-                let p = top.1[top.2];
-                top.2 += 1;
+            let row = preds.row(top.0);
+            if top.1 < row.len() {
+                let p = row[top.1];
+                top.1 += 1;
                 if !seen[p as usize] {
                     seen[p as usize] = true;
-                    let ps = preds_of(p);
-                    stack.push((p, ps, 0));
+                    stack.push((p, 0));
                 }
             } else {
                 order.push(top.0);
@@ -100,13 +112,15 @@ fn post_order_with(
 
 /// XLA's post-order scheduler.
 pub fn post_order(g: &Graph) -> Vec<OpIx> {
-    post_order_with(g, &roots(g), |v| operand_preds(g, v))
+    post_order_with(g, &roots(g), &Operands::new(g))
 }
 
 /// XLA's DFS scheduler.
 pub fn dfs_order(g: &Graph) -> Vec<OpIx> {
     let n = g.num_ops();
-    let topo = post_order(g);
+    let mut operands = Operands::new(g);
+    let starts = roots(g);
+    let topo = post_order_with(g, &starts, &operands);
     // Cumulative statistics in a topological order, capped as XLA caps them (a DAG counts
     // shared ancestors once per path; the caps keep the sums from overflowing).
     let mut extra_users = vec![0u64; n];
@@ -123,16 +137,16 @@ pub fn dfs_order(g: &Graph) -> Vec<OpIx> {
         extra_users[v as usize] = eu.min(n as u64);
         total_sizes[v as usize] = ts.min(cumulative);
     }
-    post_order_with(g, &roots(g), |v| {
-        let mut ps = operand_preds(g, v);
-        ps.sort_by(|&a, &b| {
-            extra_users[b as usize]
-                .cmp(&extra_users[a as usize])
-                .then(total_sizes[b as usize].cmp(&total_sizes[a as usize]))
-                .then(a.cmp(&b))
+    for v in 0..n {
+        let (a, b) = (operands.start[v], operands.start[v + 1]);
+        operands.data[a..b].sort_by(|&x, &y| {
+            extra_users[y as usize]
+                .cmp(&extra_users[x as usize])
+                .then(total_sizes[y as usize].cmp(&total_sizes[x as usize]))
+                .then(x.cmp(&y))
         });
-        ps
-    })
+    }
+    post_order_with(g, &starts, &operands)
 }
 
 /// XLA's list scheduler.
