@@ -13,10 +13,12 @@ use peakorder::order::{greedy, inductor, local_search, series_parallel, spize, x
 use peakorder::units::format_bytes;
 use peakorder::{lower_bound, peak_of, Budget, Clock, Graph, OpIx};
 
+/// The deadline clock: this thread's CPU time where available (the machine is shared, and a
+/// wall-clock deadline would mostly measure the neighbours), wall time otherwise.
 struct WallClock(Instant);
 impl Clock for WallClock {
     fn now_ms(&self) -> f64 {
-        self.0.elapsed().as_secs_f64() * 1e3
+        cpu_ms().unwrap_or_else(|| self.0.elapsed().as_secs_f64() * 1e3)
     }
 }
 
@@ -54,32 +56,18 @@ fn timed_cpu<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
     (r, wall, cpu)
 }
 
-/// Every fallback heuristic's order (the parts of Inductor's and XLA's choices separately).
-fn candidates(g: &Graph) -> Vec<Vec<OpIx>> {
-    let mut c = vec![
-        greedy::greedy_order(g),
-        spize::spize_order(g),
-        inductor::lpmf_order(g),
-        inductor::bfs_order(g),
-        inductor::dfs_order(g),
-        xla::list_order(g),
-        xla::dfs_order(g),
-        xla::post_order(g),
-    ];
-    if let Ok(p) = peakorder::order::program::program_order(g) {
-        c.push(p);
-    }
-    c
-}
-
 /// The fallback portfolio: every heuristic, then local search on the best three within
 /// `budget_ms` and `max_moves`.
 fn portfolio(g: &Graph, budget_ms: f64, max_moves: u64) -> Vec<OpIx> {
     let clock = WallClock(Instant::now());
-    let cands = candidates(g);
+    let start = clock.now_ms();
+    let cands = local_search::fallback_candidates(g)
+        .into_iter()
+        .map(|c| c.1)
+        .collect();
     let budget = Budget {
         clock: &clock,
-        deadline_ms: Some(budget_ms),
+        deadline_ms: Some(start + budget_ms),
         max_states: max_moves,
     };
     local_search::improve_best(g, cands, 3, &budget)
@@ -125,7 +113,7 @@ fn main() {
             let c = WallClock(Instant::now());
             let b = Budget {
                 clock: &c,
-                deadline_ms: Some(100.0),
+                deadline_ms: Some(c.now_ms() + 100.0),
                 max_states: 200_000,
             };
             Some(local_search::improve(g, &greedy::greedy_order(g), &b))

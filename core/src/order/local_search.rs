@@ -112,6 +112,15 @@ impl MaxCount {
     }
 }
 
+/// Move the ops at positions `[a, b]` (a block, kept in order) so that the block starts at `j`
+/// (when `j < a`) or ends at `j` (when `j > b`).
+#[derive(Clone, Copy, Debug)]
+struct Move {
+    a: usize,
+    b: usize,
+    j: usize,
+}
+
 struct Search<'g> {
     g: &'g Graph,
     order: Vec<OpIx>,
@@ -189,54 +198,58 @@ impl<'g> Search<'g> {
             .unwrap_or(0)
     }
 
-    fn new_pos(&self, x: OpIx, v: OpIx, i: usize, j: usize) -> usize {
-        if x == v {
-            return j;
-        }
+    /// Position of `x` after moving the block at positions `[m.a, m.b]` to `m.j`.
+    fn new_pos(&self, x: OpIx, m: Move) -> usize {
         let p = self.pos[x as usize] as usize;
-        if i < j && p > i && p <= j {
-            p - 1
-        } else if j < i && p >= j && p < i {
-            p + 1
+        let len = m.b - m.a + 1;
+        let in_block = p >= m.a && p <= m.b;
+        if m.j > m.b {
+            if in_block {
+                p + (m.j - m.b)
+            } else if p > m.b && p <= m.j {
+                p - len
+            } else {
+                p
+            }
+        } else if in_block {
+            p - (m.a - m.j)
+        } else if p >= m.j && p < m.a {
+            p + len
         } else {
             p
         }
     }
 
-    /// Simulates the stretch `[lo, hi]` after moving the op at `i` to `j`; returns the
-    /// resulting (peak, steps at peak) of the whole order.
-    fn evaluate(&mut self, i: usize, j: usize) -> (u64, u32) {
+    /// Simulates the stretch the move rearranges; returns the resulting (peak, steps at peak)
+    /// of the whole order.
+    fn evaluate(&mut self, m: Move) -> (u64, u32) {
         let g = self.g;
-        let v = self.order[i];
-        let (lo, hi) = (i.min(j), i.max(j));
+        let (lo, hi) = (m.a.min(m.j), m.b.max(m.j));
         self.seg.clear();
-        if i < j {
-            self.seg.extend_from_slice(&self.order[i + 1..=j]);
-            self.seg.push(v);
+        if m.j > m.b {
+            self.seg.extend_from_slice(&self.order[m.b + 1..=m.j]);
+            self.seg.extend_from_slice(&self.order[m.a..=m.b]);
         } else {
-            self.seg.push(v);
-            self.seg.extend_from_slice(&self.order[j..i]);
+            self.seg.extend_from_slice(&self.order[m.a..=m.b]);
+            self.seg.extend_from_slice(&self.order[m.j..m.a]);
         }
-        // Which op frees each storage `v` reads, after the move.
+        // Which op frees each storage the block reads, after the move (pinned storages are
+        // never freed, so their last user does not matter).
         self.overrides.clear();
-        for &s in g.reads(v) {
-            let l = self.last_user[s as usize];
-            let other = if l != v {
-                l
-            } else {
-                g.users(s)
+        for k in m.a..=m.b {
+            let x = self.order[k];
+            for &s in g.reads(x) {
+                if g.pinned(s) || self.overrides.iter().any(|&(t, _)| t == s) {
+                    continue;
+                }
+                let last = g
+                    .users(s)
                     .iter()
                     .copied()
-                    .filter(|&u| u != v)
-                    .max_by_key(|&u| self.pos[u as usize])
-                    .unwrap_or(NONE)
-            };
-            let last = if other == NONE || self.new_pos(v, v, i, j) > self.new_pos(other, v, i, j) {
-                v
-            } else {
-                other
-            };
-            self.overrides.push((s, last));
+                    .max_by_key(|&u| self.new_pos(u, m))
+                    .unwrap_or(NONE);
+                self.overrides.push((s, last));
+            }
         }
         let mut live = if lo == 0 {
             g.inputs_bytes()
@@ -250,12 +263,15 @@ impl<'g> Search<'g> {
             self.new_during.push(live + g.alloc(x) + g.workspace(x));
             live += g.alloc(x);
             for &s in g.reads(x) {
+                if g.pinned(s) {
+                    continue;
+                }
                 let last = self
                     .overrides
                     .iter()
                     .find(|&&(t, _)| t == s)
                     .map_or(self.last_user[s as usize], |&(_, l)| l);
-                if last == x && !g.pinned(s) {
+                if last == x {
                     live -= g.size(s);
                 }
             }
@@ -278,9 +294,9 @@ impl<'g> Search<'g> {
         join(outside, inside)
     }
 
-    /// Commits the move last evaluated (`i` to `j`).
-    fn apply(&mut self, i: usize, j: usize) {
-        let lo = i.min(j);
+    /// Commits the move last evaluated.
+    fn apply(&mut self, m: Move) {
+        let lo = m.a.min(m.j);
         for (k, &x) in self.seg.iter().enumerate() {
             let p = lo + k;
             self.order[p] = x;
@@ -306,56 +322,90 @@ fn frees_as_last(s: &Search, v: OpIx) -> u64 {
         .sum()
 }
 
-/// Moves worth trying around peak position `p`, as (from, to) pairs.
+/// Longest block moved as one.
+const MAX_BLOCK: usize = 8;
+
+/// Moves worth trying around peak position `p`.
 ///
-/// A move across `p` can lower memory at `p` only if the op holds more there than it frees
-/// (moving later) or frees more than it adds (moving earlier); other ops are filtered out by
-/// that O(degree) test before any stretch is simulated.
-fn candidates(s: &Search, p: usize) -> Vec<(usize, usize)> {
+/// For each op near the peak that may cross it: the op alone, then blocks of up to
+/// [`MAX_BLOCK`] ops ending (moving later) or starting (moving earlier) with it, as long as the
+/// block may move as one. A move across `p` can lower memory at `p` only if the moved ops hold
+/// more there than they free (moving later) or free more than they add (moving earlier); other
+/// moves are filtered out by that O(degree) test before any stretch is simulated.
+fn candidates(s: &Search, p: usize) -> Vec<Move> {
     let g = s.g;
     let n = s.order.len();
     let mut out = Vec::new();
+    // Single-op moves are tried first, blocks after them.
+    let mut blocks = Vec::new();
     let lo = p.saturating_sub(WINDOW);
     let hi = (p + WINDOW).min(n - 1);
+    let in_block = |q: u32, a: usize, b: usize| (q as usize) >= a && (q as usize) <= b;
     // The peak op itself, as early or as late as it may go.
     let x = s.order[p];
     let (e, l) = (s.earliest(x).max(lo), s.latest(x).min(hi));
     if e < p {
-        out.push((p, e));
+        out.push(Move { a: p, b: p, j: e });
     }
     if l > p {
-        out.push((p, l));
+        out.push(Move { a: p, b: p, j: l });
     }
-    // Ops before the peak that may run after it, nearest first: their outputs leave the peak
-    // step, their frees move after it.
-    for i in (lo..p).rev() {
-        let u = s.order[i];
-        if g.alloc(u) <= frees_as_last(s, u) {
-            continue;
-        }
-        let l = s.latest(u).min(hi);
-        if l >= p {
-            out.push((i, p));
-            if l > p {
-                out.push((i, l));
+    // Blocks before the peak that may run after it, nearest first: their outputs leave the
+    // peak step, their frees move after it.
+    for b in (lo..p).rev() {
+        // `limit`: the last position the block [a, b] may end at.
+        let mut limit = n - 1;
+        let mut net: i128 = 0;
+        for a in (b.saturating_sub(MAX_BLOCK - 1).max(lo)..=b).rev() {
+            let u = s.order[a];
+            for &w in g.succs(u) {
+                let q = s.pos[w as usize];
+                if !in_block(q, a, b) {
+                    limit = limit.min(q as usize - 1);
+                }
+            }
+            if limit < p {
+                break;
+            }
+            net += g.alloc(u) as i128 - frees_as_last(s, u) as i128;
+            if net > 0 {
+                let to = if a == b { &mut out } else { &mut blocks };
+                to.push(Move { a, b, j: p });
+                let far = limit.min(hi);
+                if far > p {
+                    to.push(Move { a, b, j: far });
+                }
             }
         }
     }
-    // Ops after the peak that may run before it: their frees join the peak step, their outputs
-    // too (unless nobody reads them).
-    for i in p + 1..=hi {
-        let w = s.order[i];
-        if frees_as_last(s, w) <= g.alloc(w) {
-            continue;
-        }
-        let e = s.earliest(w).max(lo);
-        if e <= p {
-            out.push((i, p));
-            if e < p {
-                out.push((i, e));
+    // Blocks after the peak that may run before it: their frees join the peak step, their
+    // outputs too.
+    for a in p + 1..=hi {
+        let mut limit = 0;
+        let mut net: i128 = 0;
+        for b in a..=(a + MAX_BLOCK - 1).min(hi) {
+            let w = s.order[b];
+            for &q in g.preds(w) {
+                let q = s.pos[q as usize];
+                if !in_block(q, a, b) {
+                    limit = limit.max(q as usize + 1);
+                }
+            }
+            if limit > p {
+                break;
+            }
+            net += frees_as_last(s, w) as i128 - g.alloc(w) as i128;
+            if net > 0 {
+                let to = if a == b { &mut out } else { &mut blocks };
+                to.push(Move { a, b, j: p });
+                let far = limit.max(lo);
+                if far < p {
+                    to.push(Move { a, b, j: far });
+                }
             }
         }
     }
+    out.extend(blocks);
     out
 }
 
@@ -381,7 +431,7 @@ pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>
         }
         let mut improved = false;
         for p in s.tree.positions_of(cur.0, PEAKS_PER_ROUND) {
-            for (i, j) in candidates(&s, p) {
+            for m in candidates(&s, p) {
                 if evals >= budget.max_states {
                     break 'rounds;
                 }
@@ -389,9 +439,9 @@ pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>
                 if evals % 64 == 0 && budget.expired() {
                     break 'rounds;
                 }
-                let (m, c) = s.evaluate(i, j);
-                if m < cur.0 || (m == cur.0 && c < cur.1) {
-                    s.apply(i, j);
+                let (peak, c) = s.evaluate(m);
+                if peak < cur.0 || (peak == cur.0 && c < cur.1) {
+                    s.apply(m);
                     improved = true;
                     break;
                 }
@@ -405,6 +455,28 @@ pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>
         }
     }
     (s.order, evals)
+}
+
+/// The near-linear heuristics' orders, as starting points for [`improve_best`]: greedy, the
+/// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
+/// and the program order when it is topological. Their best is never above `inductor`'s or
+/// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.
+pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
+    use crate::order::{greedy, inductor, program, spize, xla};
+    let mut c = vec![
+        ("greedy", greedy::greedy_order(g)),
+        ("spize", spize::spize_order(g)),
+        ("inductor-lpmf", inductor::lpmf_order(g)),
+        ("inductor-bfs", inductor::bfs_order(g)),
+        ("inductor-dfs", inductor::dfs_order(g)),
+        ("xla-list", xla::list_order(g)),
+        ("xla-dfs", xla::dfs_order(g)),
+        ("xla-post-order", xla::post_order(g)),
+    ];
+    if let Ok(p) = program::program_order(g) {
+        c.push(("program", p));
+    }
+    c
 }
 
 /// Local search on several starting orders: the `k` lowest-peak distinct candidates, best first.
