@@ -191,7 +191,10 @@ fn check_all(g: &Graph) -> Result<(), TestCaseError> {
     let best = local_search::improve_best(g, cands, 3, &budget(10_000));
     prop_assert!(g.check_order(&best).is_ok(), "portfolio: invalid order");
     let peer = peak_of(g, &inductor::inductor_order(g)).min(peak_of(g, &xla::xla_order(g)));
-    prop_assert!(peak_of(g, &best) <= peer, "portfolio above min(inductor, xla)");
+    prop_assert!(
+        peak_of(g, &best) <= peer,
+        "portfolio above min(inductor, xla)"
+    );
     // Local search never makes an order worse.
     for (name, order) in &parts {
         let better = local_search::improve(g, order, &budget(10_000));

@@ -236,18 +236,32 @@ impl<'g> Search<'g> {
         // Which op frees each storage the block reads, after the move (pinned storages are
         // never freed, so their last user does not matter).
         self.overrides.clear();
+        let block = m.a..=m.b;
         for k in m.a..=m.b {
             let x = self.order[k];
             for &s in g.reads(x) {
                 if g.pinned(s) || self.overrides.iter().any(|&(t, _)| t == s) {
                     continue;
                 }
-                let last = g
-                    .users(s)
-                    .iter()
-                    .copied()
-                    .max_by_key(|&u| self.new_pos(u, m))
-                    .unwrap_or(NONE);
+                let old = self.last_user[s as usize];
+                let old_in_block = block.contains(&(self.pos[old as usize] as usize));
+                let last = if m.j < m.a && old_in_block {
+                    // The last reader moves earlier: another may now be last; look at all.
+                    g.users(s)
+                        .iter()
+                        .copied()
+                        .max_by_key(|&u| self.new_pos(u, m))
+                        .unwrap_or(NONE)
+                } else {
+                    // Otherwise only the block's own readers can overtake the old last one.
+                    let mut best = old;
+                    for &u in &self.order[m.a..=m.b] {
+                        if g.reads(u).contains(&s) && self.new_pos(u, m) > self.new_pos(best, m) {
+                            best = u;
+                        }
+                    }
+                    best
+                };
                 self.overrides.push((s, last));
             }
         }

@@ -34,18 +34,17 @@ impl Operands {
         let n = g.num_ops();
         let mut start = Vec::with_capacity(n + 1);
         let mut data: Vec<OpIx> = Vec::with_capacity(n * 2);
+        // `stamp[p] == v + 1` marks p as already in v's row: dedup in O(degree), not O(degree²).
+        let mut stamp = vec![0u32; n];
         start.push(0);
         for v in 0..n as OpIx {
-            let row = data.len();
-            for &t in &g.ops()[v as usize].inputs {
-                if let Some(p) = g.tensors()[t as usize].producer {
-                    if p != v && !data[row..].contains(&p) {
-                        data.push(p);
-                    }
-                }
-            }
-            for &p in g.preds(v) {
-                if !data[row..].contains(&p) {
+            let producers = g.ops()[v as usize]
+                .inputs
+                .iter()
+                .filter_map(|&t| g.tensors()[t as usize].producer);
+            for p in producers.chain(g.preds(v).iter().copied()) {
+                if p != v && stamp[p as usize] != v + 1 {
+                    stamp[p as usize] = v + 1;
                     data.push(p);
                 }
             }
