@@ -13,6 +13,8 @@
 //! positions between them, so only that stretch is re-simulated (knowing, per storage, which op
 //! is its last user); the rest of the profile comes from a max-and-count segment tree over
 //! positions. A move costs O(|i − j| · degree + log V), and moves span at most [`WINDOW`] steps.
+//! Once no move improves, an iterated local search kicks a few random ops across a peak step
+//! and climbs again, keeping the best order found, until [`KICKS`] kicks in a row fail.
 //! Work is bounded by the budget: `max_states` caps the number of moves evaluated, and the
 //! deadline (through the [`Clock`](crate::plan::Clock)) is checked as the search goes.
 
@@ -432,26 +434,102 @@ pub fn improve(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx> {
 
 /// [`improve`], also returning the number of moves evaluated.
 pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>, u64) {
-    if order.len() < 2 {
+    if order.len() < 2 || budget.max_states == 0 || budget.expired() {
         return (order.to_vec(), 0);
     }
     let floor = lower_bound(g).max(g.inputs_bytes());
     let mut s = Search::new(g, order);
     let mut evals: u64 = 0;
-    'rounds: loop {
-        let cur = s.tree.root();
-        if cur.0 <= floor || budget.expired() {
+    if !climb(&mut s, floor, budget, &mut evals) {
+        return (s.order, evals);
+    }
+    // Iterated local search (Lourenço, Martin and Stützle, "Iterated local search", Handbook of
+    // Metaheuristics, 2003): from the best local optimum, kick a few ops across a peak step at
+    // random and climb again; keep the result when it is better. Stops after `KICKS` kicks in a
+    // row without improvement, or when the budget runs out.
+    let mut best = (s.tree.root(), s.order.clone());
+    let mut rng: u64 = 0x2545_F491_4F6C_DD1D ^ order.len() as u64;
+    let mut stale = 0;
+    while stale < KICKS && best.0 .0 > floor {
+        for _ in 0..KICK_MOVES {
+            kick(&mut s, &mut rng);
+        }
+        let more = climb(&mut s, floor, budget, &mut evals);
+        let now = s.tree.root();
+        if now.0 < best.0 .0 || (now.0 == best.0 .0 && now.1 < best.0 .1) {
+            best = (now, s.order.clone());
+            stale = 0;
+        } else {
+            stale += 1;
+            if !more || budget.expired() {
+                break;
+            }
+            s = Search::new(g, &best.1);
+        }
+        if !more {
             break;
+        }
+    }
+    (best.1, evals)
+}
+
+/// Kicks without improvement after which the iterated search stops.
+pub const KICKS: u32 = 24;
+/// Random moves per kick.
+const KICK_MOVES: usize = 3;
+
+fn next_random(state: &mut u64) -> u64 {
+    // xorshift64*: enough to pick kicks reproducibly.
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// Applies one random valid move of a single op across a peak step, whatever it costs.
+fn kick(s: &mut Search, rng: &mut u64) {
+    let n = s.order.len();
+    let peaks = s.tree.positions_of(s.tree.root().0, PEAKS_PER_ROUND);
+    if peaks.is_empty() {
+        return;
+    }
+    let p = peaks[(next_random(rng) % peaks.len() as u64) as usize];
+    let lo = p.saturating_sub(WINDOW);
+    let hi = (p + WINDOW).min(n - 1);
+    let i = lo + (next_random(rng) % (hi - lo + 1) as u64) as usize;
+    let v = s.order[i];
+    let (e, l) = (s.earliest(v).max(lo), s.latest(v).min(hi));
+    if e >= l {
+        return;
+    }
+    let j = e + (next_random(rng) % (l - e + 1) as u64) as usize;
+    if j == i {
+        return;
+    }
+    let m = Move { a: i, b: i, j };
+    s.evaluate(m);
+    s.apply(m);
+}
+
+/// First-improvement hill climbing until a local optimum (true) or the budget runs out (false).
+fn climb(s: &mut Search, floor: u64, budget: &Budget, evals: &mut u64) -> bool {
+    loop {
+        let cur = s.tree.root();
+        if cur.0 <= floor {
+            return true;
+        }
+        if budget.expired() {
+            return false;
         }
         let mut improved = false;
         for p in s.tree.positions_of(cur.0, PEAKS_PER_ROUND) {
-            for m in candidates(&s, p) {
-                if evals >= budget.max_states {
-                    break 'rounds;
+            for m in candidates(s, p) {
+                if *evals >= budget.max_states {
+                    return false;
                 }
-                evals += 1;
-                if evals % 64 == 0 && budget.expired() {
-                    break 'rounds;
+                *evals += 1;
+                if *evals % 64 == 0 && budget.expired() {
+                    return false;
                 }
                 let (peak, c) = s.evaluate(m);
                 if peak < cur.0 || (peak == cur.0 && c < cur.1) {
@@ -465,10 +543,9 @@ pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>
             }
         }
         if !improved {
-            break;
+            return true;
         }
     }
-    (s.order, evals)
 }
 
 /// The near-linear heuristics' orders, as starting points for [`improve_best`]: greedy, the
@@ -509,6 +586,18 @@ pub fn improve_best(g: &Graph, candidates: Vec<Vec<OpIx>>, k: usize, budget: &Bu
     let mut moves_left = budget.max_states;
     let mut best: Option<(u64, Vec<OpIx>)> = None;
     for (i, (p, order)) in scored.into_iter().take(k).enumerate() {
+        // Out of budget: the remaining candidates keep their peaks, and the best of them is the
+        // first (they are sorted); setting up another search would only overrun the deadline.
+        if i > 0 && (budget.expired() || moves_left == 0) {
+            let wins = match &best {
+                None => true,
+                Some(b) => p < b.0,
+            };
+            if wins {
+                best = Some((p, order));
+            }
+            break;
+        }
         let last = i + 1 == k;
         let share = Budget {
             clock: budget.clock,
