@@ -34,7 +34,9 @@ fn random_graph(seed: u64, n_ops: usize) -> GraphSpec {
             inputs.push(t);
         }
         let mut outputs = Vec::new();
-        for o in 0..rng.range(1, 2) {
+        // Some ops write nothing (side effects only), most write one or two tensors.
+        let n_out = if rng.chance(0.1) { 0 } else { rng.range(1, 2) };
+        for o in 0..n_out {
             let id = format!("t{k}_{o}");
             let view = !inputs.is_empty() && rng.chance(0.15);
             tensors.push(if view {
@@ -232,6 +234,19 @@ proptest! {
     fn heuristics_valid_on_random_layered(seed in any::<u64>(), layers in 1usize..6, width in 1usize..6) {
         let g = Graph::from_spec(generators::random_layered(seed, layers, width)).unwrap();
         check_all(&g)?;
+    }
+}
+
+proptest! {
+    // Fewer cases: each graph is larger than the local search's window (so window edges and
+    // block moves are exercised) and costs tens of milliseconds.
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn heuristics_valid_on_medium_random_graphs(seed in any::<u64>(), n in 40usize..160) {
+        if let Ok(g) = Graph::from_spec(random_graph(seed, n)) {
+            check_all(&g)?;
+        }
     }
 }
 
