@@ -188,6 +188,8 @@ fn main() {
             gen::transformer(2800 / s, 1, 512, 512, false),
         ),
         ("random SP 100000", gen::random_sp(9, 100_000 / s)),
+        ("NAS cells 1500x5", gen::nas_cells(10, 1500 / s, 5, 32, 32)),
+        ("workflow 100x300", gen::workflow(11, 100 / s, 300)),
     ];
     println!("| 100k-op graph | ops | portfolio peak | best peer | heuristics only (CPU) | heuristics + local search, 500 ms budget (CPU) | same, wall |");
     println!("|---|---:|---:|---:|---:|---:|---:|");

@@ -292,3 +292,47 @@ fn random_graphs_are_mostly_valid() {
         .count();
     assert!(valid > 700, "only {valid} of 1000 random graphs are valid");
 }
+
+/// A chain of `n` ops listed last-first in the file (so the program order is not topological).
+fn reversed_chain(n: usize) -> GraphSpec {
+    let mut tensors = vec![TensorSpec {
+        id: "t0".into(),
+        bytes: Some(8),
+        ..Default::default()
+    }];
+    let mut ops = Vec::with_capacity(n);
+    for i in 0..n {
+        tensors.push(TensorSpec {
+            id: format!("t{}", i + 1),
+            bytes: Some(8 + (i % 7) as u64),
+            ..Default::default()
+        });
+        ops.push(OpSpec {
+            id: format!("o{i}"),
+            inputs: vec![format!("t{i}")],
+            outputs: vec![format!("t{}", i + 1)],
+            ..Default::default()
+        });
+    }
+    ops.reverse();
+    GraphSpec {
+        format: Some(FORMAT.into()),
+        tensors,
+        ops,
+        outputs: vec![format!("t{n}")],
+        meta: None,
+    }
+}
+
+#[test]
+fn deep_chains_do_not_overflow_the_stack() {
+    // Deep enough that any recursion over the chain would overflow a test thread's stack.
+    let g = Graph::from_spec(reversed_chain(300_000)).unwrap();
+    let expected: Vec<OpIx> = (0..300_000u32).rev().collect();
+    assert_eq!(series_parallel::sp_order(&g).unwrap(), expected);
+    for (name, order) in local_search::fallback_candidates(&g) {
+        assert_eq!(order, expected, "{name}");
+    }
+    let better = local_search::improve(&g, &expected, &budget(1_000));
+    assert_eq!(better, expected);
+}

@@ -137,6 +137,11 @@ struct Search<'g> {
     new_during: Vec<u64>,
     new_after: Vec<u64>,
     overrides: Vec<(u32, OpIx)>,
+    /// `override_epoch[s] == epoch` when storage `s` has an entry in `overrides` for the move
+    /// being evaluated, at `override_index[s]`: O(1) lookups even for an op reading thousands.
+    override_epoch: Vec<u32>,
+    override_index: Vec<u32>,
+    epoch: u32,
 }
 
 impl<'g> Search<'g> {
@@ -176,6 +181,9 @@ impl<'g> Search<'g> {
             new_during: Vec::new(),
             new_after: Vec::new(),
             overrides: Vec::new(),
+            override_epoch: vec![0; g.num_tensors()],
+            override_index: vec![0; g.num_tensors()],
+            epoch: 0,
         }
     }
 
@@ -238,11 +246,17 @@ impl<'g> Search<'g> {
         // Which op frees each storage the block reads, after the move (pinned storages are
         // never freed, so their last user does not matter).
         self.overrides.clear();
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Wrapped: old stamps could collide with the new epoch.
+            self.override_epoch.fill(0);
+            self.epoch = 1;
+        }
         let block = m.a..=m.b;
         for k in m.a..=m.b {
             let x = self.order[k];
             for &s in g.reads(x) {
-                if g.pinned(s) || self.overrides.iter().any(|&(t, _)| t == s) {
+                if g.pinned(s) || self.override_epoch[s as usize] == self.epoch {
                     continue;
                 }
                 let old = self.last_user[s as usize];
@@ -264,6 +278,8 @@ impl<'g> Search<'g> {
                     }
                     best
                 };
+                self.override_epoch[s as usize] = self.epoch;
+                self.override_index[s as usize] = self.overrides.len() as u32;
                 self.overrides.push((s, last));
             }
         }
@@ -282,11 +298,11 @@ impl<'g> Search<'g> {
                 if g.pinned(s) {
                     continue;
                 }
-                let last = self
-                    .overrides
-                    .iter()
-                    .find(|&&(t, _)| t == s)
-                    .map_or(self.last_user[s as usize], |&(_, l)| l);
+                let last = if self.override_epoch[s as usize] == self.epoch {
+                    self.overrides[self.override_index[s as usize] as usize].1
+                } else {
+                    self.last_user[s as usize]
+                };
                 if last == x {
                     live -= g.size(s);
                 }

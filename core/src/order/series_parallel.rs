@@ -24,7 +24,7 @@
 //! All passes are iterative (a million-op chain must not overflow the stack); segments are linked
 //! lists of ops, so concatenation is O(1) and a node's work is linear in its segment count.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::error::Error;
 use crate::graph::Graph;
@@ -38,9 +38,9 @@ pub type NodeId = u32;
 pub enum Node {
     Leaf(OpIx),
     /// Children run one after another.
-    Series(Vec<NodeId>),
+    Series(VecDeque<NodeId>),
     /// Children are independent.
-    Parallel(Vec<NodeId>),
+    Parallel(VecDeque<NodeId>),
 }
 
 /// An arena of tree nodes (unreachable entries are leftovers of flattening).
@@ -55,7 +55,15 @@ impl Tree {
         (self.nodes.len() - 1) as NodeId
     }
 
-    fn take_children(&mut self, id: NodeId, series: bool) -> Option<Vec<NodeId>> {
+    fn kind_len(&self, id: NodeId, series: bool) -> usize {
+        match &self.nodes[id as usize] {
+            Node::Series(c) if series => c.len(),
+            Node::Parallel(c) if !series => c.len(),
+            _ => 0,
+        }
+    }
+
+    fn take_children(&mut self, id: NodeId, series: bool) -> Option<VecDeque<NodeId>> {
         match &mut self.nodes[id as usize] {
             Node::Series(c) if series => Some(std::mem::take(c)),
             Node::Parallel(c) if !series => Some(std::mem::take(c)),
@@ -64,20 +72,32 @@ impl Tree {
     }
 
     fn combine(&mut self, parts: &[Option<NodeId>], series: bool) -> Option<NodeId> {
-        let mut present = parts.iter().flatten().copied();
-        let first = present.next()?;
-        let Some(second) = present.next() else {
+        let mut present = parts.iter().flatten();
+        let first = *present.next()?;
+        if present.next().is_none() {
             return Some(first);
-        };
-        // Flatten same-kind children; reuse the first child's vector so that a chain grown from
-        // its front costs amortised O(1) per step.
+        }
+        // Flatten same-kind children into the part with the most of them, adding the others at
+        // its front or back: smaller into larger keeps long chains (built in either direction)
+        // at O(n log n) in all.
+        let big = (0..parts.len())
+            .filter(|&i| parts[i].is_some())
+            .max_by_key(|&i| (self.kind_len(parts[i].unwrap_or(0), series), usize::MAX - i))
+            .unwrap_or(0);
+        let big_id = parts[big].unwrap_or(first);
         let mut kids = self
-            .take_children(first, series)
-            .unwrap_or_else(|| vec![first]);
-        for p in std::iter::once(second).chain(present) {
+            .take_children(big_id, series)
+            .unwrap_or_else(|| VecDeque::from([big_id]));
+        for &p in parts[..big].iter().rev().flatten() {
+            match self.take_children(p, series) {
+                Some(c) => c.into_iter().rev().for_each(|x| kids.push_front(x)),
+                None => kids.push_front(p),
+            }
+        }
+        for &p in parts[big + 1..].iter().flatten() {
             match self.take_children(p, series) {
                 Some(c) => kids.extend(c),
-                None => kids.push(p),
+                None => kids.push_back(p),
             }
         }
         self.nodes.push(if series {
