@@ -17,9 +17,11 @@
 //!
 //! **Not optimal here.** The paper's optimality proof assumes every edge carries its own data. In
 //! our model (DESIGN.md §1) a tensor read by several ops is one storage, freed once after its last
-//! reader; we charge that free to the end of the smallest tree node that contains all readers
-//! (a parallel node, or the reader itself), which can hold it longer than the best order would.
-//! So this is a heuristic: its peak is never reported as optimal on its account.
+//! reader. We charge that free to the reader itself when there is one; when the readers sit in
+//! several branches of a parallel node, to the end of the merged segment holding the last of them
+//! (segment membership is tracked with a union-find over ops). Segments are coarser than ops and
+//! the merge order does not weigh the shared free, so a storage can stay live longer than in the
+//! best order. So this is a heuristic: its peak is never reported as optimal on its account.
 //!
 //! All passes are iterative (a million-op chain must not overflow the stack); segments are linked
 //! lists of ops, so concatenation is O(1) and a node's work is linear in its segment count.
@@ -340,7 +342,17 @@ struct Seg {
 
 const NIL: OpIx = OpIx::MAX;
 
-fn concat(next: &mut [OpIx], a: Seg, b: Seg) -> (OpIx, OpIx) {
+/// Union-find over ops: two ops have the same root when they are in the same segment.
+fn find(uf: &mut [OpIx], mut x: OpIx) -> OpIx {
+    while uf[x as usize] != x {
+        // Path halving keeps later finds short without recursion.
+        uf[x as usize] = uf[uf[x as usize] as usize];
+        x = uf[x as usize];
+    }
+    x
+}
+
+fn concat(next: &mut [OpIx], uf: &mut [OpIx], a: Seg, b: Seg) -> (OpIx, OpIx) {
     if a.head == NIL {
         return (b.head, b.tail);
     }
@@ -348,17 +360,19 @@ fn concat(next: &mut [OpIx], a: Seg, b: Seg) -> (OpIx, OpIx) {
         return (a.head, a.tail);
     }
     next[a.tail as usize] = b.head;
+    let (ra, rb) = (find(uf, a.head), find(uf, b.head));
+    uf[rb as usize] = ra;
     (a.head, b.tail)
 }
 
 /// Appends `s` keeping hills strictly falling and valleys strictly rising (Liu's canonical form).
-fn push_canonical(stack: &mut Vec<Seg>, next: &mut [OpIx], s: Seg) {
+fn push_canonical(stack: &mut Vec<Seg>, next: &mut [OpIx], uf: &mut [OpIx], s: Seg) {
     stack.push(s);
     while stack.len() >= 2 {
         let t = stack[stack.len() - 1];
         let p = stack[stack.len() - 2];
         if t.hill >= p.hill || t.valley <= p.valley {
-            let (head, tail) = concat(next, p, t);
+            let (head, tail) = concat(next, uf, p, t);
             stack.pop();
             let last = stack.len() - 1;
             stack[last] = Seg {
@@ -409,7 +423,9 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
 
     // Where each storage is freed: at a leaf (its op) or at the end of a parallel node.
     let mut leaf_free = vec![0u64; n];
-    let mut par_free = vec![0u64; nn];
+    // (parallel node, storage) pairs: storages freed inside a parallel node, after the merged
+    // segment holding their last reader.
+    let mut par_free: Vec<(NodeId, u32)> = Vec::new();
     let lca = |set: &[NodeId]| -> NodeId {
         let mut a = set[0];
         for &b0 in &set[1..] {
@@ -442,7 +458,7 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
                     break;
                 }
                 Node::Parallel(_) => {
-                    par_free[a as usize] += g.size(s);
+                    par_free.push((a, s));
                     break;
                 }
                 Node::Series(_) => {
@@ -464,7 +480,11 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
         }
     }
 
+    par_free.sort_unstable();
     let mut next = vec![NIL; n];
+    let mut uf: Vec<OpIx> = (0..n as OpIx).collect();
+    // Merged position of each segment at the parallel node being merged, by its root op.
+    let mut seg_at = vec![0u32; n];
     // A leaf's single segment, computed where it is used (leaves own no vector).
     let leaf_seg = |v: OpIx| {
         let mut freed = leaf_free[v as usize];
@@ -497,6 +517,7 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
                         push_canonical(
                             &mut out,
                             &mut next,
+                            &mut uf,
                             Seg {
                                 hill: s.hill + base,
                                 valley: s.valley + base,
@@ -512,6 +533,7 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
                         push_canonical(
                             &mut out,
                             &mut next,
+                            &mut uf,
                             Seg {
                                 hill: s.hill + base,
                                 valley: s.valley + base,
@@ -537,33 +559,39 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
                     }
                 }
                 all.sort_by_key(|a| std::cmp::Reverse(a.0));
+                // Storages read in several branches are freed after the merged segment that
+                // holds their last reader.
+                for (i, (_, _, s)) in all.iter().enumerate() {
+                    let r = find(&mut uf, s.head);
+                    seg_at[r as usize] = i as u32;
+                }
+                let mut free_after = vec![0i128; all.len()];
+                let from = par_free.partition_point(|&(node, _)| node < x);
+                let to = par_free.partition_point(|&(node, _)| node <= x);
+                for &(_, st) in &par_free[from..to] {
+                    let last = g
+                        .users(st)
+                        .iter()
+                        .map(|&u| seg_at[find(&mut uf, u) as usize])
+                        .max()
+                        .unwrap_or(all.len() as u32 - 1);
+                    free_after[last as usize] += g.size(st) as i128;
+                }
                 let mut at = vec![0i128; children.len()];
                 let mut base: i128 = 0;
                 let mut out: Vec<Seg> = Vec::new();
-                for (_, b, s) in all {
+                for (i, (_, b, s)) in all.into_iter().enumerate() {
                     let hill = base + (s.hill - at[b]);
-                    base += s.valley - at[b];
+                    base += s.valley - at[b] - free_after[i];
                     at[b] = s.valley;
                     push_canonical(
                         &mut out,
                         &mut next,
+                        &mut uf,
                         Seg {
                             hill,
                             valley: base,
                             ..s
-                        },
-                    );
-                }
-                let pf = par_free[x as usize] as i128;
-                if pf > 0 {
-                    push_canonical(
-                        &mut out,
-                        &mut next,
-                        Seg {
-                            hill: base,
-                            valley: base - pf,
-                            head: NIL,
-                            tail: NIL,
                         },
                     );
                 }
