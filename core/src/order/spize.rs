@@ -5,14 +5,19 @@
 //!
 //! We first apply the series and parallel reductions, which fold every series-parallel part of
 //! the graph into edges without adding any constraint. Only the irreducible core that remains is
-//! synchronised: its ops are placed on levels by longest path from the source, each level becomes
-//! a parallel composition, and the levels run in series. An edge's folded ops run in the branch of
-//! the op it enters (they need only its tail, which sits on an earlier level). Every original
-//! dependency is kept, so the result is a valid order; the added synchronisation can cost memory,
-//! which is why this is one candidate among several, never a claim of optimality.
+//! synchronised, in two ways, keeping the lower peak:
+//! - by levels, as in the paper: core ops are placed on levels by longest path from the source,
+//!   each level becomes a parallel composition, and the levels run in series;
+//! - as a chain: the core ops in the greedy order ([`greedy`](super::greedy)), one after another.
+//!
+//! Either way an edge's folded ops run just before the op it enters (they need only its tail,
+//! which comes earlier), scheduled by hill–valley merging. Every original dependency is kept, so
+//! the result is a valid order; the added synchronisation can cost memory, which is why this is
+//! one candidate among several, never a claim of optimality.
 
 use crate::graph::Graph;
 use crate::order::series_parallel::{reduce, schedule_tree, NodeId};
+use crate::simulate::peak_of;
 use crate::OpIx;
 
 /// The SP-ized order of `g` (equal to the `sp` order when `g` is series-parallel).
@@ -78,6 +83,28 @@ pub fn spize_order(g: &Graph) -> Vec<OpIx> {
     for &v in &r.vertices {
         by_level[level[v as usize] as usize].push(v);
     }
+    // Second variant, on its own copy of the arena (building a tree consumes flattened nodes):
+    // the core as one chain in the greedy order.
+    let mut chain_tree = r.tree.clone();
+    let greedy = crate::order::greedy::greedy_order(g);
+    let mut rank = vec![0u32; nv];
+    for (i, &v) in greedy.iter().enumerate() {
+        rank[v as usize] = i as u32;
+    }
+    let mut core: Vec<u32> = r.vertices.clone();
+    core.sort_unstable_by_key(|&v| rank[v as usize]);
+    let mut links: Vec<Option<NodeId>> = Vec::with_capacity(core.len() + 1);
+    for &v in &core {
+        let incoming: Vec<Option<NodeId>> = ins(v).collect();
+        let before = chain_tree.parallel(&incoming);
+        let leaf = chain_tree.leaf(v);
+        links.push(chain_tree.series(&[before, Some(leaf)]));
+    }
+    let last: Vec<Option<NodeId>> = ins(sink).collect();
+    links.push(chain_tree.parallel(&last));
+    let chain_root = chain_tree.series(&links);
+    let chained = schedule_tree(g, &chain_tree, chain_root);
+
     let mut stages: Vec<Option<NodeId>> = Vec::with_capacity(by_level.len() + 1);
     for ops in &by_level {
         let mut branches: Vec<Option<NodeId>> = Vec::with_capacity(ops.len());
@@ -92,5 +119,10 @@ pub fn spize_order(g: &Graph) -> Vec<OpIx> {
     let last: Vec<Option<NodeId>> = ins(sink).collect();
     stages.push(r.tree.parallel(&last));
     let root = r.tree.series(&stages);
-    schedule_tree(g, &r.tree, root)
+    let levelled = schedule_tree(g, &r.tree, root);
+    if peak_of(g, &chained) < peak_of(g, &levelled) {
+        chained
+    } else {
+        levelled
+    }
 }
