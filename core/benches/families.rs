@@ -130,6 +130,7 @@ fn main() {
         "---:|".repeat(methods.len())
     );
     let mut log_sum = 0.0;
+    let mut ratio_rows: Vec<String> = Vec::new();
     let mut count = 0;
     let mut worst: f64 = 0.0;
     for (name, spec) in families {
@@ -139,6 +140,7 @@ fn main() {
         let g = Graph::from_spec(spec).expect("generated graphs are valid");
         let lb = lower_bound(&g);
         let mut cells = Vec::new();
+        let mut peaks: Vec<Option<u64>> = Vec::new();
         let mut peer = u64::MAX;
         for (m, run) in &methods {
             let (order, ms) = timed(|| run(&g));
@@ -150,8 +152,12 @@ fn main() {
                         peer = peer.min(p);
                     }
                     cells.push(format!("{} ({:.1} ms)", format_bytes(p), ms));
+                    peaks.push(Some(p));
                 }
-                None => cells.push("n/a".into()),
+                None => {
+                    cells.push("n/a".into());
+                    peaks.push(None);
+                }
             }
         }
         let (best, ms) = timed(|| portfolio(&g, 200.0, 1_000_000));
@@ -161,6 +167,23 @@ fn main() {
         assert!(p <= peer, "{name}: portfolio above the best peer");
         log_sum += ratio.ln();
         count += 1;
+        let show = |q: Option<u64>| match q {
+            Some(q) => format!(
+                "{:.3} / {:.3}",
+                q as f64 / peer as f64,
+                q as f64 / lb.max(1) as f64
+            ),
+            None => "n/a".into(),
+        };
+        ratio_rows.push(format!(
+            "| {name} | {} | {} |",
+            peaks
+                .iter()
+                .map(|&q| show(q))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            show(Some(p))
+        ));
         worst = worst.max(ratio);
         println!(
             "| {name} | {} | {} | {} | {} | {:.3} | {:.3} | {:.1} ms |",
@@ -178,6 +201,17 @@ fn main() {
         (log_sum / count as f64).exp(),
         worst
     );
+    if !ratio_rows.is_empty() {
+        println!(
+            "Each method's peak / min(inductor, xla) and peak / lower bound:\n\n| family | {} | portfolio |",
+            methods.iter().map(|m| m.0).collect::<Vec<_>>().join(" | ")
+        );
+        println!("|---|{}---:|", "---:|".repeat(methods.len()));
+        for r in &ratio_rows {
+            println!("{r}");
+        }
+        println!();
+    }
 
     // 100,000-op graphs through the fallback: every heuristic, then local search, timed as a
     // whole (graph construction excluded).
