@@ -16,6 +16,7 @@ pub mod error;
 pub mod examples;
 pub mod format;
 pub mod fusion;
+pub mod generators;
 pub mod graph;
 pub mod invariants;
 pub mod order;

@@ -101,6 +101,16 @@ pub enum Method {
     Program,
     /// Memory-aware greedy list scheduling ([`order::greedy`]).
     Greedy,
+    /// Series-parallel hill-valley ordering ([`order::series_parallel`]); series-parallel graphs only.
+    Sp,
+    /// SP-ization, then series-parallel ordering ([`order::spize`]).
+    Spize,
+    /// Local search applied to the greedy order ([`order::local_search`]).
+    Local,
+    /// PyTorch Inductor's `reorder_for_peak_memory` ([`order::inductor`]).
+    Inductor,
+    /// XLA's `DefaultMemoryScheduler` ([`order::xla`]).
+    Xla,
     /// Liu's optimal algorithm for in-forests ([`order::liu`]); refuses other graphs.
     Liu,
     /// Best-first search over downsets with proofs ([`order::exact`]).
@@ -115,20 +125,26 @@ impl Method {
     pub const ALL: &'static [Method] = &[
         Method::Program,
         Method::Greedy,
+        Method::Sp,
+        Method::Spize,
+        Method::Local,
+        Method::Inductor,
+        Method::Xla,
         Method::Liu,
         Method::Exact,
         Method::Auto,
     ];
-
-    /// The heuristics `auto` and `exact` run for an upper bound (and keep the best of when the
-    /// search cannot finish). A new heuristic only needs to be added here.
-    pub const HEURISTICS: &'static [Method] = &[Method::Program, Method::Greedy];
 
     /// The name used on the command line and in plans.
     pub fn name(self) -> &'static str {
         match self {
             Method::Program => "program",
             Method::Greedy => "greedy",
+            Method::Sp => "sp",
+            Method::Spize => "spize",
+            Method::Local => "local",
+            Method::Inductor => "inductor",
+            Method::Xla => "xla",
             Method::Liu => "liu",
             Method::Exact => "exact",
             Method::Auto => "auto",
@@ -210,6 +226,15 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
     match method {
         Method::Program => order::program::program_order(g).map(Ordering::heuristic),
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
+        Method::Sp => order::series_parallel::sp_order(g).map(Ordering::heuristic),
+        Method::Spize => Ok(Ordering::heuristic(order::spize::spize_order(g))),
+        Method::Local => Ok(Ordering::heuristic(order::local_search::improve(
+            g,
+            &order::greedy::greedy_order(g),
+            budget,
+        ))),
+        Method::Inductor => Ok(Ordering::heuristic(order::inductor::inductor_order(g))),
+        Method::Xla => Ok(Ordering::heuristic(order::xla::xla_order(g))),
         Method::Liu => order::liu::liu_order(g).map(|order| Ordering {
             order,
             proven_optimal: true,

@@ -1,47 +1,46 @@
 //! `auto`, the default method: a portfolio that proves what it can.
 //!
 //! 1. An in-forest that Liu's algorithm solves exactly ([`super::liu`]) gets Liu's order: optimal.
-//! 2. Otherwise every heuristic in [`Method::HEURISTICS`] runs and the best order is the
-//!    incumbent of the exact search ([`super::exact`]), which proves it optimal, improves it, or
-//!    (when the budget runs out) returns the better of it and the search's own incumbent, with a
-//!    proven lower bound.
+//! 2. Otherwise every near-linear heuristic runs ([`local_search::fallback_candidates`]: greedy,
+//!    SP-ization, Inductor's three, XLA's three, the program order) and the best order becomes
+//!    the incumbent of the exact search ([`super::exact`]), which proves it optimal or improves it.
+//! 3. When the search cannot finish within its share of the budget, local search
+//!    ([`local_search::improve_best`]) polishes the best candidates and the search's incumbent
+//!    with the time left; the search's proven lower bound is kept.
 //!
-//! New heuristics join by being added to [`Method::HEURISTICS`]; nothing here changes.
+//! So `auto` is never above any peer heuristic (Inductor's and XLA's choices are among the
+//! candidates), and `optimal` is only claimed when the search proved it.
 
 use crate::graph::Graph;
 use crate::order::exact::exact_search;
-use crate::order::{greedy, liu};
-use crate::plan::{run_method, Budget, Method, Ordering};
+use crate::order::{liu, local_search};
+use crate::plan::{Budget, Ordering};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-/// The best order among [`Method::HEURISTICS`] (those that apply), with its method and peak.
-pub fn best_heuristic(g: &Graph, budget: &Budget) -> (Method, Vec<OpIx>, u64) {
-    let mut best: Option<(Method, Vec<OpIx>, u64)> = None;
-    for &m in Method::HEURISTICS {
-        let Ok(o) = run_method(g, m, budget) else {
-            continue;
-        };
+/// The part of the time left that the exact search may use before local search takes over.
+const EXACT_SHARE: f64 = 0.7;
+
+/// The heuristics' orders (only valid ones), best (lowest peak) first.
+pub fn heuristic_candidates(g: &Graph) -> Vec<(u64, Vec<OpIx>)> {
+    let mut c: Vec<(u64, Vec<OpIx>)> = local_search::fallback_candidates(g)
+        .into_iter()
         // A heuristic's order is checked before it is trusted as an incumbent.
-        if g.check_order(&o.order).is_err() {
-            continue;
-        }
-        let p = peak_of(g, &o.order);
-        if best.as_ref().map_or(true, |b| p < b.2) {
-            best = Some((m, o.order, p));
-        }
-    }
-    best.unwrap_or_else(|| {
-        let o = greedy::greedy_order(g);
-        let p = peak_of(g, &o);
-        (Method::Greedy, o, p)
-    })
+        .filter(|(_, o)| g.check_order(o).is_ok())
+        .map(|(_, o)| (peak_of(g, &o), o))
+        .collect();
+    c.sort_by_key(|x| x.0);
+    c
 }
 
-/// Exact search seeded with the best heuristic order.
+/// Exact search seeded with the best heuristic order (the `exact` method).
 pub fn exact_with_heuristics(g: &Graph, budget: &Budget) -> Ordering {
-    let (_, order, _) = best_heuristic(g, budget);
-    exact_search(g, budget, order).into()
+    let incumbent = heuristic_candidates(g)
+        .into_iter()
+        .next()
+        .map(|c| c.1)
+        .unwrap_or_default();
+    exact_search(g, budget, incumbent).into()
 }
 
 /// The `auto` portfolio (see the module docs).
@@ -53,5 +52,30 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
             lower_bound: None,
         };
     }
-    exact_with_heuristics(g, budget)
+    let candidates = heuristic_candidates(g);
+    let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
+    let exact_budget = Budget {
+        deadline_ms: budget.deadline_ms.map(|d| {
+            let now = budget.clock.now_ms();
+            now + (d - now).max(0.0) * EXACT_SHARE
+        }),
+        ..*budget
+    };
+    let searched: Ordering = exact_search(g, &exact_budget, incumbent).into();
+    if searched.proven_optimal || budget.cancelled() {
+        return searched;
+    }
+    let mut starts: Vec<Vec<OpIx>> = candidates.into_iter().map(|c| c.1).collect();
+    starts.push(searched.order.clone());
+    let polished = local_search::improve_best(g, starts, 3, budget);
+    let order = if peak_of(g, &polished) < peak_of(g, &searched.order) {
+        polished
+    } else {
+        searched.order
+    };
+    Ordering {
+        order,
+        proven_optimal: false,
+        lower_bound: searched.lower_bound,
+    }
 }

@@ -6,5 +6,10 @@
 pub mod auto;
 pub mod exact;
 pub mod greedy;
+pub mod inductor;
 pub mod liu;
+pub mod local_search;
 pub mod program;
+pub mod series_parallel;
+pub mod spize;
+pub mod xla;
