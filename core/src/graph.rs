@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use crate::id_index::IdIndex;
 use petgraph::algo::{kosaraju_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde_json::{Map, Value};
@@ -62,8 +63,8 @@ pub struct Graph {
     ops: Vec<Op>,
     outputs: Vec<TensorIx>,
     meta: Option<Map<String, Value>>,
-    op_index: HashMap<String, OpIx>,
-    tensor_index: HashMap<String, TensorIx>,
+    op_index: IdIndex,
+    tensor_index: IdIndex,
     // Dependencies between ops, deduplicated.
     preds: Csr,
     succs: Csr,
@@ -165,66 +166,79 @@ impl Graph {
         to_ix(spec.tensors.len(), "tensors")?;
         to_ix(spec.ops.len(), "ops")?;
 
-        // Tensors: ids, sizes.
-        let mut tensor_index: HashMap<String, TensorIx> =
-            HashMap::with_capacity(spec.tensors.len());
-        let mut tensors = Vec::with_capacity(spec.tensors.len());
-        for (i, t) in spec.tensors.iter().enumerate() {
+        // Tensors: ids, sizes. The spec is consumed as it is read (ids are moved, not copied),
+        // so a huge graph is not held twice.
+        let GraphSpec {
+            tensors: tensor_specs,
+            ops: op_specs,
+            outputs: output_names,
+            meta,
+            ..
+        } = spec;
+        let mut tensor_index = IdIndex::with_capacity(tensor_specs.len());
+        let mut tensors: Vec<Tensor> = Vec::with_capacity(tensor_specs.len());
+        let mut alias_names: Vec<(usize, String)> = Vec::new();
+        for (i, mut t) in tensor_specs.into_iter().enumerate() {
             if t.id.is_empty() {
                 return Err(Error::InvalidTensor {
                     tensor: format!("#{i}"),
                     reason: "empty id".into(),
                 });
             }
-            if tensor_index.insert(t.id.clone(), i as u32).is_some() {
-                return Err(Error::DuplicateTensor {
-                    tensor: t.id.clone(),
-                });
+            if tensor_index
+                .insert(&t.id, i as u32, |j| &tensors[j as usize].id)
+                .is_some()
+            {
+                return Err(Error::DuplicateTensor { tensor: t.id });
             }
-            let (bytes, dtype) = tensor_bytes(t)?;
+            let (bytes, dtype) = tensor_bytes(&t)?;
+            if let Some(target) = t.alias_of.take() {
+                alias_names.push((i, target));
+            }
             tensors.push(Tensor {
-                id: t.id.clone(),
+                id: t.id,
                 bytes,
-                shape: t.shape.clone(),
+                shape: t.shape,
                 dtype,
                 alias_of: None,
                 root: i as u32,
                 donated: t.donated.unwrap_or(false),
                 producer: None,
-                meta: t.meta.clone(),
+                meta: t.meta,
             });
         }
-        for (i, t) in spec.tensors.iter().enumerate() {
-            if let Some(target) = &t.alias_of {
-                let j = *tensor_index
-                    .get(target)
-                    .ok_or_else(|| Error::UnknownAlias {
-                        tensor: t.id.clone(),
-                        target: target.clone(),
-                    })?;
-                tensors[i].alias_of = Some(j);
-            }
+        for (i, target) in alias_names {
+            let j = tensor_index
+                .get(&target, |j| &tensors[j as usize].id)
+                .ok_or_else(|| Error::UnknownAlias {
+                    tensor: tensors[i].id.clone(),
+                    target,
+                })?;
+            tensors[i].alias_of = Some(j);
         }
         resolve_roots(&mut tensors)?;
 
         // Ops: ids, producers.
-        let mut op_index: HashMap<String, OpIx> = HashMap::with_capacity(spec.ops.len());
-        let mut ops = Vec::with_capacity(spec.ops.len());
-        for (i, o) in spec.ops.iter().enumerate() {
-            let op = build_op(o, i, &tensor_index, &mut tensors, &spec.ops)?;
-            if op_index.insert(o.id.clone(), i as u32).is_some() {
-                return Err(Error::DuplicateOp { op: o.id.clone() });
+        let mut op_index = IdIndex::with_capacity(op_specs.len());
+        let mut ops: Vec<Op> = Vec::with_capacity(op_specs.len());
+        for (i, o) in op_specs.into_iter().enumerate() {
+            let op = build_op(o, i, &tensor_index, &mut tensors, &ops)?;
+            if op_index
+                .insert(&op.id, i as u32, |j| &ops[j as usize].id)
+                .is_some()
+            {
+                return Err(Error::DuplicateOp { op: op.id });
             }
             ops.push(op);
         }
 
         // Graph outputs.
-        let mut outputs = Vec::with_capacity(spec.outputs.len());
+        let mut outputs = Vec::with_capacity(output_names.len());
         let mut is_output = vec![false; tensors.len()];
-        for name in &spec.outputs {
-            let t = *tensor_index.get(name).ok_or_else(|| Error::UnknownOutput {
-                tensor: name.clone(),
-            })?;
+        for name in output_names {
+            let t = tensor_index
+                .get(&name, |j| &tensors[j as usize].id)
+                .ok_or(Error::UnknownOutput { tensor: name })?;
             if !is_output[t as usize] {
                 is_output[t as usize] = true;
                 outputs.push(t);
@@ -354,7 +368,7 @@ impl Graph {
             tensors,
             ops,
             outputs,
-            meta: spec.meta,
+            meta,
             op_index,
             tensor_index,
             preds,
@@ -395,11 +409,11 @@ impl Graph {
     }
     /// Index of the op with this id.
     pub fn op_ix(&self, id: &str) -> Option<OpIx> {
-        self.op_index.get(id).copied()
+        self.op_index.get(id, |j| &self.ops[j as usize].id)
     }
     /// Index of the tensor with this id.
     pub fn tensor_ix(&self, id: &str) -> Option<TensorIx> {
-        self.tensor_index.get(id).copied()
+        self.tensor_index.get(id, |j| &self.tensors[j as usize].id)
     }
     /// Ops that must run before `v` (deduplicated).
     pub fn preds(&self, v: OpIx) -> &[OpIx] {
@@ -527,11 +541,11 @@ impl Graph {
 }
 
 fn build_op(
-    o: &OpSpec,
+    o: OpSpec,
     i: usize,
-    tensor_index: &HashMap<String, TensorIx>,
+    tensor_index: &IdIndex,
     tensors: &mut [Tensor],
-    all: &[OpSpec],
+    built: &[Op],
 ) -> Result<Op, Error> {
     if o.id.is_empty() {
         return Err(Error::InvalidOp {
@@ -539,29 +553,36 @@ fn build_op(
             reason: "empty id".into(),
         });
     }
-    let lookup = |name: &String| {
-        tensor_index
-            .get(name)
-            .copied()
+    let mut inputs = Vec::with_capacity(o.inputs.len());
+    for name in &o.inputs {
+        let t = tensor_index
+            .get(name, |j| &tensors[j as usize].id)
             .ok_or_else(|| Error::UnknownTensor {
                 op: o.id.clone(),
                 tensor: name.clone(),
-            })
-    };
-    let mut inputs = Vec::with_capacity(o.inputs.len());
-    for name in &o.inputs {
-        let t = lookup(name)?;
+            })?;
         if !inputs.contains(&t) {
             inputs.push(t);
         }
     }
     let mut outputs = Vec::with_capacity(o.outputs.len());
     for name in &o.outputs {
-        let t = lookup(name)?;
+        let t = tensor_index
+            .get(name, |j| &tensors[j as usize].id)
+            .ok_or_else(|| Error::UnknownTensor {
+                op: o.id.clone(),
+                tensor: name.clone(),
+            })?;
         if let Some(first) = tensors[t as usize].producer {
+            // The first producer is this op itself, or an op built before it.
+            let first = if first as usize == i {
+                o.id.clone()
+            } else {
+                built[first as usize].id.clone()
+            };
             return Err(Error::ProducedTwice {
                 tensor: name.clone(),
-                first: all[first as usize].id.clone(),
+                first,
                 second: o.id.clone(),
             });
         }
@@ -569,14 +590,14 @@ fn build_op(
         outputs.push(t);
     }
     Ok(Op {
-        id: o.id.clone(),
-        kind: o.kind.clone().unwrap_or_else(|| "op".to_string()),
+        id: o.id,
+        kind: o.kind.unwrap_or_else(|| "op".to_string()),
         inputs,
         outputs,
         workspace: o.workspace.unwrap_or(0),
-        fusible: o.fusible.clone(),
-        attrs: o.attrs.clone(),
-        meta: o.meta.clone(),
+        fusible: o.fusible,
+        attrs: o.attrs,
+        meta: o.meta,
     })
 }
 

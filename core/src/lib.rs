@@ -18,6 +18,7 @@ pub mod format;
 pub mod fusion;
 pub mod generators;
 pub mod graph;
+mod id_index;
 pub mod invariants;
 pub mod order;
 pub mod plan;
