@@ -156,7 +156,7 @@ fn live_set_at(g: &Graph, order: &[OpIx], at: Option<usize>) -> Vec<TensorIx> {
     if let Some(at) = at {
         for &v in &order[..at] {
             for &s in g.creates(v) {
-                live[s as usize] = !(g.users(s).is_empty() && !g.pinned(s));
+                live[s as usize] = !g.users(s).is_empty() || g.pinned(s);
             }
             for &s in g.reads(v) {
                 remaining[s as usize] -= 1;

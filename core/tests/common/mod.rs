@@ -113,12 +113,14 @@ pub fn all_orders(g: &Graph) -> Vec<Vec<OpIx>> {
     out
 }
 
+/// One random op: (input picks, output sizes, workspace, view flags); picks index earlier tensors.
+pub type RandomOp = (Vec<usize>, Vec<u64>, u64, Vec<bool>);
+
 /// Shape of a random graph, drawn by proptest; [`RandomGraph::build`] turns it into a spec.
 #[derive(Clone, Debug)]
 pub struct RandomGraph {
     pub inputs: Vec<(u64, bool)>,
-    /// Per op: (input picks, output sizes, workspace, view flags); picks index earlier tensors.
-    pub ops: Vec<(Vec<usize>, Vec<u64>, u64, Vec<bool>)>,
+    pub ops: Vec<RandomOp>,
     pub output_picks: Vec<usize>,
     /// A permutation seed for the program order (program order may be non-topological).
     pub shuffle: Vec<usize>,
