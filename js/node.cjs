@@ -9,7 +9,7 @@ module.exports = {
   plan: wasm.plan,
   simulate: wasm.simulate,
   compare: wasm.compare,
-  // fuse: wasm.fuse,  (when the core's fusion lands)
+  fuse: wasm.fuse,
   version: wasm.version,
   init: () => Promise.resolve(),
   initSync: () => {},

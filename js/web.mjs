@@ -48,5 +48,5 @@ export const validate = ensure(wasm.validate);
 export const plan = ensure(wasm.plan);
 export const simulate = ensure(wasm.simulate);
 export const compare = ensure(wasm.compare);
+export const fuse = ensure(wasm.fuse);
 export const version = ensure(wasm.version);
-// export const fuse = ensure(wasm.fuse);  (when the core's fusion lands)

@@ -19,8 +19,25 @@ export interface ViewOptions {
   exampleLabel?: string;
   /** Height of the memory chart in CSS pixels (default 280). */
   chartHeight?: number;
-  /** Fusion regions to outline in the DAG: arrays of op ids. */
+  /**
+   * Also run memory-aware fusion (the wasm `fuse`, in the worker, under `budget_ms`): its regions
+   * are outlined in the DAG and the summary shows kernels before -> after and the fused peak next
+   * to the Thunder-style baseline's. Default false; the controls' "Fuse" toggle sets it.
+   */
+  fuse?: boolean;
+  /** Fusion regions to outline in the DAG instead: arrays of op ids. */
   regions?: string[][];
+}
+
+/** The wasm `fuse()` object (`peakorder fuse --json`, DESIGN.md §4), one side of it. */
+export interface FusedSide {
+  regions: string[][]; ops_before: number; ops_after: number; peak_before_bytes: number;
+  peak_after_bytes: number; limit_bytes: number; inputs_bytes: number; within_limit: boolean;
+  order: string[];
+}
+
+export interface FusionResult extends FusedSide {
+  planner: string; exhaustive: boolean; evaluations: number; baseline: FusedSide;
 }
 
 /** What the view computed: the plan (DESIGN.md §3), both simulations, the indexed graph. */
@@ -31,6 +48,9 @@ export interface ViewResult {
   };
   program: Simulation | null;
   planned: Simulation;
+  /** With `fuse`: the fusion, or null when it was refused (then `fusionError` says why). */
+  fusion?: FusionResult | null;
+  fusionError?: { message: string; code: string } | null;
   [key: string]: unknown;
 }
 
@@ -44,6 +64,8 @@ export interface ViewHandle {
   ready: Promise<ViewResult | null>;
   /** Plans another graph (or the same with new options) in the same view. */
   update(graph: GraphLike | null, options?: ViewOptions): Promise<ViewResult | null>;
+  /** Turns fusion on or off for the graph shown (as the "Fuse" toggle does); resolves when drawn. */
+  fuse(on: boolean): Promise<ViewResult | null>;
   /** The latest result. */
   result(): ViewResult | null;
   /** Removes the view. */

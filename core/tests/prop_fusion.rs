@@ -11,9 +11,10 @@ use std::path::PathBuf;
 use peakorder::examples::{seed_graph, SeedOptions, SeedOrder};
 use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
 use peakorder::fusion::{
-    best_plan, contract, fuse, fuse_with, graph_spec, thunder_regions, FusedGraph, Fusion,
+    best_plan, contract, fuse, fuse_with, graph_spec, run, thunder_regions, FuseOptions,
+    FusedGraph, Fusion,
 };
-use peakorder::{peak_of, simulate, Budget, Error, Graph, NoClock, OpIx};
+use peakorder::{peak_of, simulate, Budget, Clock, Error, Graph, NoClock, OpIx};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -456,6 +457,67 @@ fn seed_with_three_paths_fuses_one_pair_exactly() {
         let f = fuse(&g, None, &budget()).unwrap();
         assert_eq!((f.fused.ops_after, f.fused.peak_after_bytes), (11, optimum));
     }
+}
+
+/// A clock stopped far from zero: a deadline taken as absolute (not start + budget) would have
+/// passed long ago on it.
+struct LateClock;
+
+impl Clock for LateClock {
+    fn now_ms(&self) -> f64 {
+        1e9
+    }
+}
+
+#[test]
+fn run_builds_the_budget_from_its_options() {
+    let g = Graph::from_spec(seed_graph(SeedOptions {
+        paths: 3,
+        order: SeedOrder::BreadthFirst,
+        fusible_tags: true,
+    }))
+    .unwrap();
+    let defaults = FuseOptions::default();
+    let direct = fuse(
+        &g,
+        None,
+        &Budget {
+            clock: &NoClock,
+            deadline_ms: None,
+            max_states: defaults.max_states,
+        },
+    )
+    .unwrap();
+    assert!(direct.exhaustive);
+    let json = |f: &Fusion| serde_json::to_value(f).unwrap();
+    let no_deadline = FuseOptions {
+        budget_ms: None,
+        ..defaults
+    };
+    assert_eq!(
+        json(&run(&g, &no_deadline, &NoClock).unwrap()),
+        json(&direct)
+    );
+    // The deadline counts from the clock's now: the search is not cut short.
+    let f = run(&g, &defaults, &LateClock).unwrap();
+    assert_eq!(json(&f), json(&direct));
+    // The limit is passed through, and one nothing meets is an error.
+    let limit = direct.fused.peak_before_bytes + 1;
+    let f = run(
+        &g,
+        &FuseOptions {
+            peak_limit: Some(limit),
+            ..defaults
+        },
+        &NoClock,
+    )
+    .unwrap();
+    assert_eq!(f.fused.limit_bytes, limit);
+    let low = FuseOptions {
+        peak_limit: Some(0),
+        ..defaults
+    };
+    assert_eq!(run(&g, &low, &NoClock).unwrap_err().code(), "peak_limit");
 }
 
 // ---------- fixtures ----------

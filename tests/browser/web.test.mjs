@@ -123,6 +123,119 @@ test('the page plans the seed example in a worker and shows it', async () => {
   await page.close();
 });
 
+/** The fusion cards and the DAG's region outlines, as the view shows them. */
+async function readFusion(page, scope = '.po-root') {
+  return page.evaluate((sel) => {
+    const root = document.querySelector(sel);
+    const text = (id) => root.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
+    return {
+      pressed: root.querySelector('[data-testid="fuse"]')?.getAttribute('aria-pressed') ?? null,
+      fused: text('fused-kernels'),
+      fusedSub: text('fused-kernels-sub'),
+      baseline: text('baseline-kernels'),
+      baselineSub: text('baseline-kernels-sub'),
+      regions: new Set([...root.querySelectorAll('.po-region')].map((r) => r.dataset.region)).size,
+      regionKey: !root.querySelector('.po-region-key')?.hidden,
+    };
+  }, scope);
+}
+
+/** Bytes of a formatted size such as "7.75 MiB". */
+function bytesOf(text) {
+  const m = /([\d.]+) (B|KiB|MiB|GiB)/.exec(text);
+  assert.ok(m, `no size in ${JSON.stringify(text)}`);
+  return Number(m[1]) * { B: 1, KiB: 1024, MiB: MiB, GiB: 1024 * MiB }[m[2]];
+}
+
+/** No two of the elements `selector` matches overlap, and none overflows its own box. */
+async function assertNoOverlap(page, selector, what) {
+  const boxes = await page.evaluate((sel) => [...document.querySelectorAll(sel)].map((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.x, y: r.y, w: r.width, h: r.height, over: e.scrollWidth > e.clientWidth + 1, text: e.textContent.slice(0, 40) };
+  }), selector);
+  assert.ok(boxes.length > 0, `${what}: nothing matches ${selector}`);
+  for (const [i, a] of boxes.entries()) {
+    assert.ok(!a.over, `${what}: "${a.text}" overflows its box`);
+    for (const b of boxes.slice(i + 1)) {
+      const apart = a.x + a.w <= b.x + 0.5 || b.x + b.w <= a.x + 0.5 || a.y + a.h <= b.y + 0.5 || b.y + b.h <= a.y + 0.5;
+      assert.ok(apart, `${what}: "${a.text}" overlaps "${b.text}"`);
+    }
+  }
+}
+
+test('the Fuse toggle: 40 -> 39 kernels within the planned peak, the baseline\'s higher peak, regions outlined', async () => {
+  const { page, problems } = await openPage(browser.context);
+  await page.goto(`${base}/`);
+  assertSeedView(await readView(page), 'page');
+  const off = await readFusion(page);
+  assert.equal(off.pressed, 'false');
+  assert.equal(off.fused, null, 'no fusion cards before the toggle');
+  assert.equal(off.regions, 0);
+  await page.click('[data-testid="fuse"]');
+  await page.waitForSelector('.po-root[data-state="ready"] [data-testid="fused-kernels"]', { timeout: 60000 });
+  const on = await readFusion(page);
+  assert.equal(on.pressed, 'true');
+  assert.equal(on.fused, '40 → 39', 'memory-aware fusion: one kernel fewer');
+  assert.equal(on.baseline, '40 → 22', 'Thunder-style baseline');
+  const fusedPeak = bytesOf(on.fusedSub);
+  assert.match(on.fusedSub, /^fused peak 3\.50 MiB · at the limit/, 'fused peak stays at the planned peak');
+  assert.match(on.baselineSub, /^peak 7\.75 MiB · 4\.25 MiB over the limit/);
+  assert.ok(bytesOf(on.baselineSub) > fusedPeak, 'the baseline peaks higher');
+  assert.equal(on.regions, 1, 'the one memory-aware region outlined');
+  assert.ok(on.regionKey, 'the DAG legend names the outline');
+  // The outline surrounds its members.
+  const f0 = await page.evaluate(() => window.peakorderView.result().fusion);
+  const members = await Promise.all(f0.regions[0].map((id) => page.locator(`.po-node[data-op="${id}"]`).boundingBox()));
+  assert.equal(members.length, 2);
+  // Every member inside an outline of its region, and no other op inside any outline.
+  const outlines = await page.evaluate(() => [...document.querySelectorAll('.po-region')].map((r) => {
+    const b = r.getBoundingClientRect();
+    return { x: b.x, y: b.y, width: b.width, height: b.height, region: r.dataset.region };
+  }));
+  const inside = (m, o) => m.x >= o.x - 0.5 && m.y >= o.y - 0.5 && m.x + m.width <= o.x + o.width + 0.5
+    && m.y + m.height <= o.y + o.height + 0.5;
+  for (const m of members) assert.ok(outlines.some((o) => inside(m, o)), 'region outline around its member');
+  const others = await page.evaluate((ids) => [...document.querySelectorAll('.po-node')]
+    .filter((n) => !ids.includes(n.dataset.op)).map((n) => {
+      const b = n.getBoundingClientRect();
+      return { x: b.x, y: b.y, width: b.width, height: b.height, op: n.dataset.op };
+    }), f0.regions[0]);
+  for (const n of others) {
+    for (const o of outlines) {
+      const apart = n.x + n.width <= o.x + 0.5 || o.x + o.width <= n.x + 0.5 || n.y + n.height <= o.y + 0.5 || o.y + o.height <= n.y + 0.5;
+      assert.ok(apart, `${n.op} is not fused but overlaps the outline of ${o.region}`);
+    }
+  }
+  // Hovering a member names the op it is fused with.
+  await page.hover(`.po-node[data-op="${f0.regions[0][0]}"]`);
+  assert.match(await page.textContent('.po-tooltip'), new RegExp(`fused with${f0.regions[0][1]}`));
+  await page.mouse.move(5, 5);
+  // The same numbers as the core's fuse (the wasm result the view holds).
+  const f = await page.evaluate(() => window.peakorderView.result().fusion);
+  assert.equal(f.peak_after_bytes, 3.5 * MiB);
+  assert.equal(f.baseline.peak_after_bytes, 7.75 * MiB);
+  await assertNoOverlap(page, '.po-summary .po-card', 'summary cards');
+  await assertNoOverlap(page, '.po-controls > *:not([hidden])', 'controls');
+  await shot(page, 'page-fuse.png');
+  // Off: cards and outlines go; on again: back without re-fusing.
+  await page.click('[data-testid="fuse"]');
+  const again = await readFusion(page);
+  assert.equal(again.pressed, 'false');
+  assert.equal(again.fused, null);
+  assert.equal(again.regions, 0);
+  assert.ok(!again.regionKey);
+  await page.click('[data-testid="fuse"]');
+  await page.waitForSelector('[data-testid="fused-kernels"]');
+  assert.equal((await readFusion(page)).fused, '40 → 39');
+  // Fusion stays on for the next graph: the Thunder report's order fuses the same way.
+  await page.selectOption('[data-testid="example"]', 'seed-thunder');
+  await page.waitForFunction(() => document.querySelector('.po-status').textContent.startsWith('Seed: Thunder')
+    && document.querySelector('[data-testid="fused-kernels"]')?.textContent === '40 → 39');
+  assert.equal((await readFusion(page)).baseline, '40 → 22');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the page plans a graph from the file picker and from a paste, and reports bad input', async () => {
   const { page, problems } = await openPage(browser.context);
   await page.goto(`${base}/`);
@@ -196,6 +309,7 @@ test('the embedded view: mount() and the anywidget render()', async () => {
     body: `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
       <h2>mount</h2><div id="a" style="width:1000px"></div>
       <h2>anywidget</h2><div id="b" style="width:1000px"></div>
+      <h2>mount with fuse</h2><div id="c" style="width:1000px"></div>
       <script type="module">
         import { mount, render } from '/peakorder-view.js';
         import widget from '/peakorder-view.js';
@@ -213,6 +327,7 @@ test('the embedded view: mount() and the anywidget render()', async () => {
         };
         window.cleanup = widget.render({ model: window.model, el: document.getElementById('b') });
         window.sameRender = widget.render === render;
+        window.fused = mount(document.getElementById('c'), window.graph, { fuse: true });
       </script></body></html>`,
   }));
   await page.goto(`${base}/embed.html`);
@@ -220,6 +335,12 @@ test('the embedded view: mount() and the anywidget render()', async () => {
   assertSeedView(await readView(page, '#b .po-root'), 'anywidget render');
   assert.equal(await page.evaluate(() => window.sameRender), true);
   assert.equal(await page.locator('#a .po-region').count(), 1, 'fusion region outlined');
+  // mount(..., {fuse: true}): fused in the same request as the plan.
+  assertSeedView(await readView(page, '#c .po-root'), 'mount with fuse');
+  const c = await readFusion(page, '#c .po-root');
+  assert.deepEqual([c.fused, c.baseline, c.regions, c.pressed], ['40 → 39', '40 → 22', 1, null]);
+  assert.ok(bytesOf(c.baselineSub) > bytesOf(c.fusedSub));
+  assert.equal(await page.evaluate(() => window.fused.fuse(false).then(() => document.querySelectorAll('#c .po-region').length)), 0);
   assert.equal(await page.locator('.po-controls').count(), 0, 'no loader controls when embedded');
   await page.locator('#a').screenshot({ path: join(shots, 'embed-mount.png') });
   // A trait change re-plans.

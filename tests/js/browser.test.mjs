@@ -49,6 +49,9 @@ test('the web build works in headless Chromium', { skip: chromium ? false : 'no 
     assert.equal(r.after_error, 3670016);
     assert.equal(r.during, 'Float64Array:40');
     assert.ok(r.methods >= 2);
+    assert.equal(r.fuse_before_init, 'not_initialized');
+    assert.equal(r.fused, '12->11:8:true', 'fuse in the web build');
+    assert.equal(r.fuse_limit, 'peak_limit');
   } finally {
     server.close();
   }

@@ -16,6 +16,8 @@ function poke(graph, order, options) {
     () => po.plan(graph, options),
     () => po.compare(graph, options),
     () => po.simulate(graph, order),
+    // A short budget: fusion plans many fused graphs, and this runs thousands of times.
+    () => po.fuse(graph, options === undefined ? { budget_ms: 20 } : options),
   ];
   for (const call of calls) {
     try {
@@ -140,5 +142,12 @@ test('byte counts above 2^53 are refused as too_large or handled exactly, never 
     assert.match(e.message, /2\^53/);
   }
   assert.equal(result, undefined, 'a peak of 2^60 bytes cannot be a JS number exactly');
+  let fused;
+  try {
+    fused = po.fuse(text);
+  } catch (e) {
+    assert.equal(e.code, 'too_large');
+  }
+  assert.equal(fused, undefined, 'nor can fuse report it');
   stillWorks();
 });

@@ -1,9 +1,9 @@
 // A small TypeScript user of the package, type-checked (not run) by `tsc -p tests/js`: every
 // function and result type must be usable as documented, and misuse must not type-check.
 import init, {
-  validate, plan, simulate, compare, version,
+  validate, plan, simulate, compare, fuse, version,
   type Graph, type Plan, type Simulation, type Comparison, type Summary, type PeakorderError,
-  type PlanOptions, type ErrorCode,
+  type PlanOptions, type ErrorCode, type Fusion, type FusedGraph, type FuseOptions,
 } from 'peakorder';
 import * as web from 'peakorder/web';
 
@@ -37,13 +37,23 @@ async function main(): Promise<void> {
   const c: Comparison = compare(graph, { budget_ms: 10 });
   const rows: (number | null)[] = c.methods.map((m) => m.peak_bytes);
   const v: string = version();
+  const fuseOptions: FuseOptions = { peak_limit: 1 << 20, budget_ms: 100, max_states: 1000 };
+  const f: Fusion = fuse(graph, fuseOptions);
+  fuse(JSON.stringify(graph));
+  const regions: string[][] = f.regions;
+  const kernels: number = f.ops_before - f.ops_after + f.peak_after_bytes + f.limit_bytes;
+  const base: FusedGraph = f.baseline;
+  const raised: boolean = base.peak_after_bytes > f.peak_before_bytes && f.exhaustive;
+  console.log(regions, kernels, raised, f.order, f.planner, f.evaluations, web.fuse(graph).baseline.ops_after);
   try {
     plan(graph, { method: 'exact' });
   } catch (e) {
     const err = e as PeakorderError;
     const code: ErrorCode = err.code;
     const ops: string[] | undefined = err.ops;
-    console.log(code, ops, err.op, err.tensor);
+    console.log(code, ops, err.op, err.tensor, err.region, err.limit_bytes, err.best_bytes);
+    const fusionCodes: ErrorCode[] = ['bad_region', 'region_cycle', 'peak_limit'];
+    console.log(fusionCodes);
   }
   // The browser build has the same functions plus initSync.
   await web.default({ module_or_path: new URL('https://example.invalid/peakorder_bg.wasm') });
@@ -59,6 +69,10 @@ async function main(): Promise<void> {
   compare(graph, { method: 'greedy' });
   // @ts-expect-error: orders are op ids
   simulate(graph, [1, 2]);
+  // @ts-expect-error: fuse has no method option
+  fuse(graph, { method: 'greedy' });
+  // @ts-expect-error: peak_limit is a byte count
+  fuse(graph, { peak_limit: '1 MiB' });
   // @ts-expect-error: tensors need an id
   validate({ tensors: [{ bytes: 1 }], ops: [] });
 }

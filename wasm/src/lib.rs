@@ -8,6 +8,7 @@
 //! Nothing here may panic: a panic in wasm is an `unreachable` trap that can leave the module
 //! unusable. Every fallible step returns a coded error instead.
 
+use peakorder::fusion::FuseOptions;
 use peakorder::{Clock, Graph, Method, PlanOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -38,6 +39,10 @@ extern "C" {
     pub type SimulationOut;
     #[wasm_bindgen(typescript_type = "Comparison")]
     pub type ComparisonOut;
+    #[wasm_bindgen(typescript_type = "FuseOptions")]
+    pub type FuseOptionsArg;
+    #[wasm_bindgen(typescript_type = "Fusion")]
+    pub type FusionOut;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,6 +78,9 @@ impl JsErr {
     }
 }
 
+/// 2^53 - 1, `Number.MAX_SAFE_INTEGER`.
+const MAX_SAFE: u64 = (1 << 53) - 1;
+
 fn str_list(ids: &[String]) -> JsValue {
     ids.iter()
         .map(|s| JsValue::from_str(s))
@@ -104,6 +112,14 @@ impl From<peakorder::Error> for JsErr {
             | E::MissingOp { op, .. } => vec![("op", s(op))],
             E::Cycle { ops } => vec![("ops", str_list(ops))],
             E::AliasCycle { tensors } => vec![("tensors", str_list(tensors))],
+            E::RegionCycle { ops } => vec![("ops", str_list(ops))],
+            E::BadRegion { region, .. } => vec![("region", s(region))],
+            E::PeakLimit { limit, best } => [("limit_bytes", *limit), ("best_bytes", *best)]
+                .into_iter()
+                // Only counts a JS number holds exactly; the message has them all.
+                .filter(|&(_, b)| b <= MAX_SAFE)
+                .map(|(k, b)| (k, JsValue::from_f64(b as f64)))
+                .collect(),
             // Other variants (and those added later) carry their details in the message.
             #[allow(unreachable_patterns)]
             _ => Vec::new(),
@@ -172,23 +188,55 @@ fn read_graph(graph: &JsValue) -> JsResult<Graph> {
     Ok(Graph::from_json(&text)?)
 }
 
-/// `{method?, budget_ms?, max_states?}`. Read through JSON text like the graph: `JSON.stringify`
-/// is the one JS call, and it reports throwing getters, proxies, BigInts and cycles as errors
-/// (an exception unwinding through wasm frames would skip Rust's clean-up instead). NaN and
-/// Infinity become `null` in JSON, so `null` is refused rather than read as "not given".
-fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> {
-    let mut opts = PlanOptions::default();
+/// An options object as a JSON map; `None` when not given. Read through JSON text like the
+/// graph: `JSON.stringify` is the one JS call, and it reports throwing getters, proxies, BigInts
+/// and cycles as errors (an exception unwinding through wasm frames would skip Rust's clean-up
+/// instead). NaN and Infinity become `null` in JSON, so `null` is refused rather than read as
+/// "not given".
+fn options_map(options: &JsValue) -> JsResult<Option<serde_json::Map<String, serde_json::Value>>> {
     if options.is_undefined() || options.is_null() {
-        return Ok(opts);
+        return Ok(None);
     }
     let not_object = || JsErr::invalid("options must be an object");
     if options.as_string().is_some() {
         return Err(not_object());
     }
     let text = json_text(options, "the options", codes::INVALID_ARGUMENT)?;
-    let map = match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => return Err(not_object()),
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(map)) => Ok(Some(map)),
+        _ => Err(not_object()),
+    }
+}
+
+fn budget_ms_option(value: &serde_json::Value) -> JsResult<f64> {
+    match value.as_f64() {
+        Some(b) if b >= 0.0 => Ok(b),
+        _ => Err(JsErr::invalid(
+            "options: budget_ms must be a finite number >= 0",
+        )),
+    }
+}
+
+fn whole_option(key: &str, value: &serde_json::Value) -> JsResult<u64> {
+    value.as_u64().ok_or_else(|| {
+        JsErr::invalid(format!(
+            "options: {key} must be a whole number >= 0 below 2^64"
+        ))
+    })
+}
+
+fn unknown_option(key: &str, known: &str) -> JsErr {
+    JsErr::invalid(format!(
+        "options: unknown option {}: expected one of {known}",
+        peakorder::error::show_id(key)
+    ))
+}
+
+/// `{method?, budget_ms?, max_states?}` (`method` only where `allow_method`).
+fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> {
+    let mut opts = PlanOptions::default();
+    let Some(map) = options_map(options)? else {
+        return Ok(opts);
     };
     let known = if allow_method {
         "method, budget_ms, max_states"
@@ -203,25 +251,26 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
                     .ok_or_else(|| JsErr::invalid("options: method must be a string"))?;
                 opts.method = name.parse::<Method>()?;
             }
-            "budget_ms" => match value.as_f64() {
-                Some(b) if b >= 0.0 => opts.budget_ms = Some(b),
-                _ => {
-                    return Err(JsErr::invalid(
-                        "options: budget_ms must be a finite number >= 0",
-                    ))
-                }
-            },
-            "max_states" => {
-                opts.max_states = value.as_u64().ok_or_else(|| {
-                    JsErr::invalid("options: max_states must be a whole number >= 0 below 2^64")
-                })?;
-            }
-            _ => {
-                return Err(JsErr::invalid(format!(
-                    "options: unknown option {}: expected one of {known}",
-                    peakorder::error::show_id(key)
-                )))
-            }
+            "budget_ms" => opts.budget_ms = Some(budget_ms_option(value)?),
+            "max_states" => opts.max_states = whole_option(key, value)?,
+            _ => return Err(unknown_option(key, known)),
+        }
+    }
+    Ok(opts)
+}
+
+/// `{peak_limit?, budget_ms?, max_states?}` of `fuse`; the defaults are the core's (the CLI's).
+fn read_fuse_options(options: &JsValue) -> JsResult<FuseOptions> {
+    let mut opts = FuseOptions::default();
+    let Some(map) = options_map(options)? else {
+        return Ok(opts);
+    };
+    for (key, value) in &map {
+        match key.as_str() {
+            "peak_limit" => opts.peak_limit = Some(whole_option(key, value)?),
+            "budget_ms" => opts.budget_ms = Some(budget_ms_option(value)?),
+            "max_states" => opts.max_states = whole_option(key, value)?,
+            _ => return Err(unknown_option(key, "peak_limit, budget_ms, max_states")),
         }
     }
     Ok(opts)
@@ -393,8 +442,18 @@ pub fn compare(
     })
 }
 
-// `fuse(graph, options)` (DESIGN.md §4) goes here when the core's fusion lands: read the graph
-// and options as above, call the core, and return its result through `to_js`.
+/// Memory-aware fusion next to the Thunder-style baseline (DESIGN.md §4): the `fuse --json`
+/// object. Options: `peak_limit` (bytes; default the best unfused peak), `budget_ms` (for the
+/// whole search, default 2000), `max_states`.
+#[wasm_bindgen]
+pub fn fuse(graph: &GraphInput, options: Option<FuseOptionsArg>) -> Result<FusionOut, JsValue> {
+    throwing(|| {
+        let g = read_graph(graph)?;
+        let opts = read_fuse_options(&options.map_or(JsValue::UNDEFINED, Into::into))?;
+        let fusion = peakorder::fusion::run(&g, &opts, &JsClock::new())?;
+        Ok(to_js(&fusion)?.unchecked_into())
+    })
+}
 
 /// The package version (the workspace version of the crates).
 #[wasm_bindgen]

@@ -1,6 +1,6 @@
 //! TypeScript declarations of the JS API's objects, emitted by wasm-bindgen into the generated
 //! `.d.ts` (the functions in lib.rs name these types through `typescript_type`). They mirror the
-//! serde shapes of the core (DESIGN.md §2, §3, §5); tests/js/types-check.ts checks them with
+//! serde shapes of the core (DESIGN.md §2, §3, §4, §5); tests/js/types-check.ts checks them with
 //! `tsc --noEmit` and tests/js/*.test.mjs check the values against them at run time.
 
 use wasm_bindgen::prelude::*;
@@ -142,8 +142,55 @@ export interface Comparison {
   methods: MethodRow[];
 }
 
+/** Options of `fuse`. */
+export interface FuseOptions {
+  /**
+   * Highest planned peak allowed for the fused graph, in bytes. Default: the best peak found for
+   * the unfused graph (fusion never makes memory worse). A limit no fusion meets throws with
+   * code "peak_limit".
+   */
+  peak_limit?: number;
+  /** Time the whole search may take, in ms (performance.now()). Default 2000. */
+  budget_ms?: number;
+  /** Most search states the whole search may expand. Default 100,000,000. */
+  max_states?: number;
+}
+
+/** One side of a fusion (DESIGN.md §4). Byte counts are exact integers (below 2^53). */
+export interface FusedGraph {
+  /** Op ids of each region of two or more ops, regions in the order they run. */
+  regions: string[][];
+  /** Ops (kernels) of the unfused graph. */
+  ops_before: number;
+  /** Ops (kernels) of the fused graph. */
+  ops_after: number;
+  /** Best peak found for the unfused graph. */
+  peak_before_bytes: number;
+  /** Planned peak of the fused graph. */
+  peak_after_bytes: number;
+  limit_bytes: number;
+  inputs_bytes: number;
+  /** `peak_after_bytes <= limit_bytes`. */
+  within_limit: boolean;
+  /** The fused graph's planned order; a region is named by its member ids joined with "+". */
+  order: string[];
+}
+
+/** What `fuse` returns: the `peakorder fuse --json` object. */
+export interface Fusion extends FusedGraph {
+  /** The planning method behind every peak. */
+  planner: string;
+  /** Every region choice was tried (kernel count minimal for this planner). */
+  exhaustive: boolean;
+  /** Fused graphs planned during the search. */
+  evaluations: number;
+  /** The Thunder-style pass, which merges without regard to memory. */
+  baseline: FusedGraph;
+}
+
 /**
- * Stable error codes: the core's (DESIGN.md §2 validation) plus "invalid_argument" (an option or
+ * Stable error codes: the core's (DESIGN.md §2 validation; "bad_region", "region_cycle" and
+ * "peak_limit" from fusion) plus "invalid_argument" (an option or
  * order of the wrong type or shape), "too_large" (a result byte count at or above 2^53) and, in
  * the web build, "not_initialized" (a call before `init`).
  */
@@ -152,6 +199,7 @@ export type ErrorCode =
   | "unknown_tensor" | "produced_twice" | "cycle" | "alias_cycle" | "size_overflow"
   | "unknown_output" | "unknown_op" | "repeated_op" | "missing_op" | "not_topological"
   | "unknown_method" | "not_applicable" | "too_large" | "invalid_argument" | "not_initialized"
+  | "bad_region" | "region_cycle" | "peak_limit"
   | (string & {});
 
 /** What every function throws on bad input. `instanceof Error` holds. */
@@ -164,8 +212,14 @@ export interface PeakorderError extends Error {
   tensor?: string;
   /** The tensor an unknown `alias_of` names. */
   alias_of?: string;
-  /** The ops of a cycle (code "cycle"), in order. */
+  /** The ops of a cycle (code "cycle"), or of the fused graph's (code "region_cycle"), in order. */
   ops?: string[];
+  /** The region that cannot be formed (code "bad_region"): its member ids joined with "+". */
+  region?: string;
+  /** The limit no fusion met (code "peak_limit"), when below 2^53. */
+  limit_bytes?: number;
+  /** The lowest peak the search found (code "peak_limit"), when below 2^53. */
+  best_bytes?: number;
   /** The tensors of an alias cycle (code "alias_cycle"). */
   tensors?: string[];
 }

@@ -138,19 +138,37 @@ export function drawDag(host, { model, layout, rank, liveAtPeak, regions, hover 
   };
 }
 
-/** Outlines fusion regions (arrays of op ids) around their members' boxes. */
+/**
+ * Outlines fusion regions (arrays of op ids): one box around the members when it holds no other
+ * op, else a box around each member (a region's members need not be neighbours in the layout,
+ * and a box that also held a non-member would say it is fused). Each box names its region.
+ */
 function drawRegions(svg, layout, model, regions) {
   if (!regions || !regions.length) return;
   const ix = new Map(model.ops.map((o, v) => [o.id, v]));
   const g = el('g', { class: 'po-regions' }, svg);
+  const pad = 4;
+  const around = (boxes) => {
+    const x0 = Math.min(...boxes.map((b) => b.x - b.w / 2)) - pad;
+    const y0 = Math.min(...boxes.map((b) => b.y - b.h / 2)) - pad;
+    const x1 = Math.max(...boxes.map((b) => b.x + b.w / 2)) + pad;
+    const y1 = Math.max(...boxes.map((b) => b.y + b.h / 2)) + pad;
+    return { x0, y0, x1, y1 };
+  };
+  const hits = (r, b) => b.x + b.w / 2 > r.x0 && b.x - b.w / 2 < r.x1 && b.y + b.h / 2 > r.y0 && b.y - b.h / 2 < r.y1;
   for (const region of regions) {
-    const boxes = region.map((id) => layout.nodes[ix.get(id)]).filter(Boolean);
-    if (!boxes.length) continue;
-    const x0 = Math.min(...boxes.map((b) => b.x - b.w / 2)) - 4;
-    const y0 = Math.min(...boxes.map((b) => b.y - b.h / 2)) - 4;
-    const x1 = Math.max(...boxes.map((b) => b.x + b.w / 2)) + 4;
-    const y1 = Math.max(...boxes.map((b) => b.y + b.h / 2)) + 4;
-    el('rect', { x: x0, y: y0, width: x1 - x0, height: y1 - y0, rx: 6, class: 'po-region' }, g);
+    const members = new Set(region.map((id) => ix.get(id)).filter((v) => v !== undefined && layout.nodes[v]));
+    if (!members.size) continue;
+    const name = region.join('+');
+    const whole = around([...members].map((v) => layout.nodes[v]));
+    const intruder = layout.nodes.some((b, v) => b && !members.has(v) && hits(whole, b));
+    const rects = intruder ? [...members].map((v) => around([layout.nodes[v]])) : [whole];
+    for (const r of rects) {
+      const rect = el('rect', {
+        x: r.x0, y: r.y0, width: r.x1 - r.x0, height: r.y1 - r.y0, rx: 6, class: 'po-region', 'data-region': name,
+      }, g);
+      el('title', {}, rect).textContent = `fusion region: ${name}`;
+    }
   }
 }
 

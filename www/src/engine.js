@@ -5,7 +5,11 @@
 // or {id, ok: false, error: {message, code}}. Types:
 //   init     {wasm: ArrayBuffer|Uint8Array}  -> {version, methods}
 //   analyze  {graph: string, options: {method, budget_ms, max_states}, fusion: bool}
-//            -> {plan, program, planned, model, layout, timings}
+//            -> {plan, program, planned, model, layout, rank, regions, fusion, fusionError, timings}
+//   fuse     {graph: string, options: {budget_ms, max_states}} -> {fusion, fusionError, regions}
+// `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, DESIGN.md §4) when
+// asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
+// (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
 // `program`/`planned` are simulations (DESIGN.md §5 fields; `during`/`after` as Float64Array,
 // transferred, not copied; `steps` is dropped since the arrays carry the same numbers).
 
@@ -62,22 +66,28 @@ function analyze(text, options, fusion) {
   const rank = new Int32Array(model.ops.length);
   plan.order.forEach((id, k) => { rank[opIx.get(id)] = k; });
   const layout = layoutDag(model, rank);
-  // FUSION HOOK: once the wasm package exports fuse() (fusion lands in another branch), call it
-  // here, e.g. `regions = wasm.fuse(text, {}).regions`, and return them; the view already
-  // outlines any `regions` (arrays of op ids) it is given (see dag.js drawRegions).
-  const regions = fusion && typeof wasm.fuse === 'function' ? fuseRegions(text) : null;
   const t3 = performance.now();
+  const fused = fusion ? fuse(text, options) : { fusion: null, fusionError: null, regions: null };
+  const t4 = performance.now();
   return {
-    plan, program, programError, planned, model, layout, regions, rank,
-    timings: { plan_ms: t1 - t0, simulate_ms: t2 - t1, layout_ms: t3 - t2 },
+    plan, program, programError, planned, model, layout, rank, ...fused,
+    timings: { plan_ms: t1 - t0, simulate_ms: t2 - t1, layout_ms: t3 - t2, fuse_ms: t4 - t3 },
   };
 }
 
-function fuseRegions(text) {
+// The fusion search plans hundreds of fused graphs; it gets at least the core's default budget
+// (the CLI's) so that a short planning budget does not cut it off early.
+const FUSE_MIN_BUDGET_MS = 2000;
+
+/** Memory-aware fusion and the Thunder-style baseline. */
+function fuse(text, options) {
+  const fuseOptions = { budget_ms: Math.max(Number(options.budget_ms) || 0, FUSE_MIN_BUDGET_MS) };
+  if (options.max_states !== undefined) fuseOptions.max_states = options.max_states;
   try {
-    return wasm.fuse(text, {}).regions || null;
-  } catch {
-    return null;
+    const fusion = wasm.fuse(text, fuseOptions);
+    return { fusion, fusionError: null, regions: fusion.regions };
+  } catch (e) {
+    return { fusion: null, fusionError: errorOf(e), regions: null };
   }
 }
 
@@ -105,6 +115,9 @@ export async function handle(msg) {
     if (msg.type === 'analyze') {
       const result = analyze(msg.graph, msg.options || {}, !!msg.fusion);
       return [{ id: msg.id, ok: true, result }, transferables(result)];
+    }
+    if (msg.type === 'fuse') {
+      return [{ id: msg.id, ok: true, result: fuse(msg.graph, msg.options || {}) }, []];
     }
     throw Object.assign(new Error(`unknown request ${msg.type}`), { code: 'bad_request' });
   } catch (e) {

@@ -81,9 +81,14 @@ class Planner {
     return promise;
   }
 
-  async analyze(graphText, options) {
+  async analyze(graphText, options, fusion = false) {
     await this.ready;
-    return this.request({ type: 'analyze', graph: graphText, options });
+    return this.request({ type: 'analyze', graph: graphText, options, fusion });
+  }
+
+  async fuse(graphText, options) {
+    await this.ready;
+    return this.request({ type: 'fuse', graph: graphText, options });
   }
 }
 

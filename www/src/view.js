@@ -38,15 +38,18 @@ function graphText(graph) {
   return typeof graph === 'string' ? graph : JSON.stringify(graph);
 }
 
-const DEFAULTS = { method: null, budget_ms: 1000, controls: false, chartHeight: 280 };
+const DEFAULTS = { method: null, budget_ms: 1000, controls: false, chartHeight: 280, fuse: false };
 
 /**
  * Mounts the view in `element` and plans `graph` (a peakorder/1 object or JSON text; may be null
  * when `options.controls` lets the user load one). Options: `method` (default: the core's
  * default), `budget_ms`, `max_states`, `controls` (file picker, drag and drop, paste, examples,
  * method and budget pickers), `example` (key of a built-in example to start with),
- * `chartHeight`, `regions` (fusion regions to outline: arrays of op ids).
- * Returns {ready, update(graph, options), destroy(), result()}; `ready` resolves after the first
+ * `chartHeight`, `fuse` (true: also run memory-aware fusion, outline its regions in the DAG and
+ * show kernels before/after and the fused peak next to the Thunder-style baseline's; the
+ * controls' "Fuse" toggle sets it), `regions` (fusion regions to outline instead: arrays of op
+ * ids).
+ * Returns {ready, update(graph, options), fuse(on), destroy(), result()}; `ready` resolves after the first
  * plan is drawn (or rejects with the planner's error, which is also shown in the view).
  */
 export function mount(element, graph, options = {}) {
@@ -69,6 +72,7 @@ export function mount(element, graph, options = {}) {
       view.syncControls();
       return view.load(graphText(g) ?? view.text, 'graph');
     },
+    fuse: (on) => view.setFuse(on),
     result: () => view.last,
     destroy: () => view.destroy(),
   };
@@ -76,20 +80,21 @@ export function mount(element, graph, options = {}) {
 
 /**
  * anywidget entry: the model's traits are `graph` (JSON text or object), and optionally `method`,
- * `budget_ms`, `controls`. Re-plans when they change; returns the clean-up function.
+ * `budget_ms`, `controls`, `fuse`. Re-plans when they change; returns the clean-up function.
  */
 export function render({ model, el }) {
   const options = () => ({
     method: model.get('method') || null,
     budget_ms: model.get('budget_ms') || DEFAULTS.budget_ms,
     controls: !!model.get('controls'),
+    fuse: !!model.get('fuse'),
   });
   const handle = mount(el, model.get('graph') || null, options());
   const onChange = () => handle.update(model.get('graph') || null, options()).catch(() => {});
-  for (const k of ['graph', 'method', 'budget_ms']) model.on(`change:${k}`, onChange);
+  for (const k of ['graph', 'method', 'budget_ms', 'fuse']) model.on(`change:${k}`, onChange);
   handle.ready.catch(() => {});
   return () => {
-    for (const k of ['graph', 'method', 'budget_ms']) model.off(`change:${k}`, onChange);
+    for (const k of ['graph', 'method', 'budget_ms', 'fuse']) model.off(`change:${k}`, onChange);
     handle.destroy();
   };
 }
@@ -113,10 +118,13 @@ class View {
     this.liveTitle = h('h3', {}, 'Live at the planned peak');
     this.downloadBtn = h('button', { class: 'po-btn', type: 'button', disabled: true, onclick: () => this.download() }, 'Download plan (JSON)');
     this.legend = h('div', { class: 'po-legend', 'data-testid': 'chart-legend' });
+    this.regionKey = h('span', { class: 'po-region-key', hidden: true },
+      ' · ', h('span', { class: 'po-key po-key-region' }), 'fusion region (memory-aware)');
     this.dagLegend = h('div', { class: 'po-legend' },
       'op colour = position in the planned order: first ',
       h('span', { class: 'po-gradient' }), ' last · ',
-      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input)');
+      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input)',
+      this.regionKey);
     this.controls = opts.controls ? this.buildControls() : null;
     this.root.append(
       ...(this.controls ? [this.controls] : []),
@@ -162,6 +170,11 @@ class View {
     this.budget = h('input', { class: 'po-input', type: 'number', min: '1', step: '100', value: String(this.opts.budget_ms), 'aria-label': 'Budget (ms)', 'data-testid': 'budget' });
     this.pasteBox = h('textarea', { class: 'po-paste', placeholder: 'Paste a peakorder/1 graph (JSON) here, then press “Plan pasted graph”.', hidden: true, 'data-testid': 'paste' });
     this.pasteBtn = h('button', { class: 'po-btn', type: 'button', hidden: true, onclick: () => this.load(this.pasteBox.value, 'pasted graph').catch(() => {}) }, 'Plan pasted graph');
+    this.fuseBtn = h('button', {
+      class: 'po-btn po-toggle', type: 'button', 'aria-pressed': String(!!this.opts.fuse), 'data-testid': 'fuse',
+      title: 'Fuse ops into as few kernels as possible without raising the planned peak, next to the Thunder-style baseline',
+      onclick: () => this.setFuse(!this.opts.fuse).catch(() => {}),
+    }, 'Fuse');
     const replan = h('button', { class: 'po-btn po-btn-primary', type: 'button', 'data-testid': 'plan', onclick: () => this.text && this.load(this.text, this.source).catch(() => {}) }, 'Plan');
     this.methodSel.addEventListener('change', () => { this.opts.method = this.methodSel.value; });
     this.budget.addEventListener('change', () => { this.opts.budget_ms = Number(this.budget.value) || DEFAULTS.budget_ms; });
@@ -173,6 +186,7 @@ class View {
       h('label', { class: 'po-label' }, 'method ', this.methodSel),
       h('label', { class: 'po-label' }, 'budget ', this.budget, ' ms'),
       replan,
+      this.fuseBtn,
       this.fileInput,
       h('span', { class: 'po-hint' }, 'or drop a .json file anywhere'));
     // Drag and drop anywhere on the page.
@@ -209,6 +223,42 @@ class View {
     for (const m of this.methods) this.methodSel.append(h('option', { value: m }, m));
     this.methodSel.value = this.opts.method || this.defaultMethod();
     this.budget.value = String(this.opts.budget_ms);
+    this.fuseBtn.setAttribute('aria-pressed', String(!!this.opts.fuse));
+  }
+
+  /**
+   * Turns fusion on or off for the graph shown: on asks the worker to fuse (once per plan), off
+   * only redraws. Resolves when the view shows the new state.
+   */
+  async setFuse(on) {
+    this.opts.fuse = !!on;
+    if (this.fuseBtn) this.fuseBtn.setAttribute('aria-pressed', String(this.opts.fuse));
+    const r = this.last;
+    if (!r || this.root.dataset.state !== 'ready') return r;
+    if (on && !r.fusion && !r.fusionError) {
+      this.root.dataset.state = 'fusing';
+      const status = this.status.textContent;
+      this.setStatus(`Fusing ${r.source}…`);
+      try {
+        Object.assign(r, await planner().fuse(this.text, this.planOptions()));
+      } finally {
+        // A newer load owns the view now; it draws (and sets the state) itself.
+        if (this.last === r) {
+          this.root.dataset.state = 'ready';
+          this.setStatus(status);
+        }
+      }
+      if (this.last !== r) return r;
+    }
+    this.drawSummary(r);
+    this.drawDag(r);
+    return r;
+  }
+
+  planOptions() {
+    const options = { method: this.opts.method || this.defaultMethod(), budget_ms: Number(this.opts.budget_ms) || DEFAULTS.budget_ms };
+    if (this.opts.max_states) options.max_states = this.opts.max_states;
+    return options;
   }
 
   defaultMethod() {
@@ -250,19 +300,18 @@ class View {
       const info = await p.ready;
       this.methods = info.methods;
       if (this.controls && !this.methodSel.options.length) this.syncControls();
-      const method = this.opts.method || this.defaultMethod();
-      const options = { method, budget_ms: Number(this.opts.budget_ms) || DEFAULTS.budget_ms };
-      if (this.opts.max_states) options.max_states = this.opts.max_states;
+      const options = this.planOptions();
       const t0 = performance.now();
-      const r = await p.analyze(text, options);
+      const r = await p.analyze(text, options, !!this.opts.fuse);
       if (seq !== this.seq) return null; // a newer load superseded this one
       r.wall_ms = performance.now() - t0;
       r.source = source;
-      if (this.opts.regions) r.regions = this.opts.regions;
       this.last = r;
       this.draw(r);
       this.root.dataset.state = 'ready';
       this.setStatus(`${source}: ${plural(r.model.ops.length, 'op')}, ${plural(r.model.tensors.length, 'tensor')} · planned with ${r.plan.method} in ${formatMs(r.plan.elapsed_ms)} (planner ${info.version}, ${p.mode})`);
+      // The toggle was pressed while this plan was on its way: fuse it now.
+      if (this.opts.fuse && !r.fusion && !r.fusionError) await this.setFuse(true);
       return r;
     } catch (e) {
       if (seq !== this.seq) return null;
@@ -307,6 +356,29 @@ class View {
       card('Planning time', formatMs(plan.elapsed_ms),
         `${plural(r.model.ops.length, 'op')} · budget ${formatMs(Number(this.opts.budget_ms) || DEFAULTS.budget_ms)}`, 'planning-time'),
     );
+    if (this.opts.fuse) this.summary.append(...this.fusionCards(r, card));
+  }
+
+  /** Kernels before -> after and the peak, memory-aware fusion next to the Thunder-style baseline. */
+  fusionCards(r, card) {
+    const f = r.fusion;
+    if (!f) {
+      const e = r.fusionError || { message: 'fusing…' };
+      return [card('Fusion', 'n/a', `${e.message}${e.code ? ` [${e.code}]` : ''}`, 'fused-kernels', 'po-card-fused po-card-warn')];
+    }
+    const b = f.baseline;
+    const limit = f.limit_bytes;
+    const over = (s) => (s.peak_after_bytes > limit
+      ? `${formatBytes(s.peak_after_bytes - limit)} over the limit`
+      : s.peak_after_bytes < limit ? `${formatBytes(limit - s.peak_after_bytes)} under the limit` : 'at the limit');
+    return [
+      card('Kernels: memory-aware fusion', `${f.ops_before} → ${f.ops_after}`,
+        `fused peak ${formatBytes(f.peak_after_bytes)} · ${over(f)} (${formatBytes(limit)})`,
+        'fused-kernels', 'po-card-fused'),
+      card('Kernels: Thunder-style baseline', `${b.ops_before} → ${b.ops_after}`,
+        `peak ${formatBytes(b.peak_after_bytes)} · ${over(b)}`,
+        'baseline-kernels', `po-card-baseline${b.within_limit ? '' : ' po-card-over'}`),
+    ];
   }
 
   redrawChart(force = false) {
@@ -346,17 +418,26 @@ class View {
     if (r.plan.lower_bound_bytes > r.plan.inputs_bytes) this.legend.append(h('span', { class: 'po-key po-key-bound' }), 'lower bound');
   }
 
+  /** The regions the DAG outlines: the `regions` option, else memory-aware fusion's when on. */
+  regionsOf(r) {
+    if (this.opts.regions) return this.opts.regions;
+    return this.opts.fuse ? r.regions : null;
+  }
+
   drawDag(r) {
     const n = r.model.ops.length;
-    this.dagNote.textContent = r.layout.kind === 'simple'
-      ? `Simplified view: ${plural(n, 'op')} is more than the ${FULL_DAG_LIMIT} the full layout draws readably, so each op is a dot in its longest-path layer (${r.layout.layers} layers), edges hidden. Hover a dot for its details.`
+    const regions = this.regionsOf(r);
+    const simple = r.layout.kind === 'simple';
+    this.dagNote.textContent = simple
+      ? `Simplified view: ${plural(n, 'op')} is more than the ${FULL_DAG_LIMIT} the full layout draws readably, so each op is a dot in its longest-path layer (${r.layout.layers} layers), edges hidden. Hover a dot for its details.${regions && regions.length ? ' Fusion regions are not outlined in this view.' : ''}`
       : `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details; ctrl+scroll (or pinch) to zoom, drag to pan, double-click to fit.`;
+    this.regionKey.hidden = simple || !(regions && regions.length);
     this.dag = drawDag(this.dagHost, {
       model: r.model,
       layout: r.layout,
       rank: r.rank,
       liveAtPeak: this.liveAtPeak(r),
-      regions: r.regions,
+      regions,
       hover: (kind, ix, ev) => this.hoverItem(kind, ix, ev),
     });
   }
@@ -418,6 +499,8 @@ class View {
         ['planned order', `step ${k + 1} · during ${formatBytes(r.planned.during[k])}, after ${formatBytes(r.planned.after[k])}`],
       ];
       if (o.fusible) rows.push(['fusible', escapeHtml(o.fusible)]);
+      const region = (this.regionsOf(r) || []).find((g) => g.includes(o.id));
+      if (region) rows.push(['fused with', region.filter((id) => id !== o.id).map(escapeHtml).join(', ')]);
       this.showTip(`<b>op ${escapeHtml(o.id)}</b>${table(rows)}`, ev);
     } else {
       const t = T[ix];

@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::fusion::contract::{contract, region_name, Contracted};
 use crate::fusion::thunder::thunder_regions;
 use crate::graph::Graph;
-use crate::plan::{plan, Budget, Method, PlanOptions};
+use crate::plan::{plan, Budget, Clock, Method, PlanOptions};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
@@ -150,6 +150,42 @@ pub type Planner<'a> = dyn FnMut(&Graph, &[Vec<OpIx>]) -> Result<Planned, Error>
 pub fn fuse(g: &Graph, limit: Option<u64>, budget: &Budget) -> Result<Fusion, Error> {
     let mut planner = |fg: &Graph, hints: &[Vec<OpIx>]| best_plan(fg, budget, hints);
     fuse_with(g, limit, budget, &mut planner)
+}
+
+/// Options of [`run`], the one entry point the CLI and the wasm layer call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FuseOptions {
+    /// Highest planned peak allowed for the fused graph; `None`: the best peak found for the
+    /// unfused graph.
+    pub peak_limit: Option<u64>,
+    /// Time the whole search may take, in milliseconds (needs a real [`Clock`]); `None`: no limit
+    /// but `max_states`.
+    pub budget_ms: Option<f64>,
+    /// Most search states the whole search may expand.
+    pub max_states: u64,
+}
+
+impl Default for FuseOptions {
+    /// The search plans hundreds of fused graphs, so it gets more than one plan's budget.
+    fn default() -> Self {
+        FuseOptions {
+            peak_limit: None,
+            budget_ms: Some(2000.0),
+            max_states: PlanOptions::default().max_states.saturating_mul(50),
+        }
+    }
+}
+
+/// Memory-aware fusion and the Thunder-style baseline of `g` (DESIGN.md §4), the deadline read
+/// from `clock`. The [`Budget`] is built here and only here, so callers never depend on its
+/// fields.
+pub fn run(g: &Graph, opts: &FuseOptions, clock: &dyn Clock) -> Result<Fusion, Error> {
+    let budget = Budget {
+        clock,
+        deadline_ms: opts.budget_ms.map(|b| clock.now_ms() + b),
+        max_states: opts.max_states,
+    };
+    fuse(g, opts.peak_limit, &budget)
 }
 
 /// [`fuse`] with another planner (tests pass an exact one to check the search on its own).

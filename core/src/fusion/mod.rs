@@ -7,5 +7,7 @@ pub mod fuse;
 pub mod thunder;
 
 pub use contract::{contract, graph_spec, region_name, Contracted};
-pub use fuse::{best_plan, fuse, fuse_with, FusedGraph, Fusion, Planned, Planner, PLAN_METHOD};
+pub use fuse::{
+    best_plan, fuse, fuse_with, run, FuseOptions, FusedGraph, Fusion, Planned, Planner, PLAN_METHOD,
+};
 pub use thunder::thunder_regions;

@@ -2,9 +2,8 @@
 
 use std::path::Path;
 
-use peakorder::fusion::{fuse, FusedGraph, Fusion};
+use peakorder::fusion::{FuseOptions, FusedGraph, Fusion};
 use peakorder::units::format_bytes;
-use peakorder::{Budget, PlanOptions};
 
 use super::input::read_graph;
 use super::plan::{peak_text, to_json};
@@ -20,12 +19,12 @@ pub fn run(
 ) -> Result<(), CliError> {
     let g = read_graph(path)?;
     let clock = StdClock::new();
-    let budget = Budget::new(
-        &clock,
-        Some(budget_ms),
-        PlanOptions::default().max_states.saturating_mul(50),
-    );
-    let f = fuse(&g, peak_limit, &budget).map_err(|e| match e {
+    let opts = FuseOptions {
+        peak_limit,
+        budget_ms: Some(budget_ms),
+        ..FuseOptions::default()
+    };
+    let f = peakorder::fusion::run(&g, &opts, &clock).map_err(|e| match e {
         // A limit no fusion meets is not malformed input.
         e @ peakorder::Error::PeakLimit { .. } => CliError::Other(e.to_string()),
         e => CliError::Input(format!("{}: {e}", path.display())),

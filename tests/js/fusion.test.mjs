@@ -1,0 +1,142 @@
+// fuse(): the DESIGN.md §4 object, the same as `peakorder fuse --json` prints, the expected values
+// of the tests/cases/fusion-*.json fixtures, and coded errors for bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import * as po from 'peakorder';
+import { seedGraph, cyclicGraph } from './graphs.mjs';
+import { CASES, haveCli, cliJson, CLI, assertThrowsCode } from './helpers.mjs';
+
+const SEED_PEAK = 3670016; // 3.5 MiB: the best unfused peak of the seed graph
+const SIDE_KEYS = [
+  'inputs_bytes', 'limit_bytes', 'ops_after', 'ops_before', 'order', 'peak_after_bytes',
+  'peak_before_bytes', 'regions', 'within_limit',
+];
+// A budget no search here comes near, so native and wasm both finish the same search (a
+// deadline hit at different points would make them stop at different, equally valid answers).
+const GENEROUS_MS = 120000;
+
+/** Checks one side's shape and that its order is a valid order of the fused graph. */
+function checkSide(side, ops) {
+  assert.equal(Object.getPrototypeOf(side), Object.prototype);
+  for (const k of SIDE_KEYS) assert.ok(k in side, `missing ${k}`);
+  assert.equal(side.ops_before, ops.length);
+  assert.equal(side.order.length, side.ops_after);
+  // Every op runs exactly once, alone or in its region (named by its members joined with "+").
+  const members = side.order.flatMap((name) => name.split('+'));
+  assert.deepEqual([...members].sort(), ops.map((o) => o.id).sort());
+  for (const r of side.regions) {
+    assert.ok(r.length >= 2);
+    assert.ok(side.order.includes(r.join('+')), `region ${r.join('+')} not in the order`);
+  }
+  assert.equal(side.ops_after, side.ops_before - side.regions.reduce((a, r) => a + r.length - 1, 0));
+  assert.equal(side.within_limit, side.peak_after_bytes <= side.limit_bytes);
+}
+
+test('the seed graph: memory-aware fusion keeps 3.5 MiB with 39 kernels, the baseline does not', () => {
+  const g = seedGraph();
+  const f = po.fuse(g);
+  checkSide(f, g.ops);
+  checkSide(f.baseline, g.ops);
+  assert.deepEqual(Object.keys(f).sort(), [...SIDE_KEYS, 'baseline', 'evaluations', 'exhaustive', 'planner'].sort());
+  assert.deepEqual(Object.keys(f.baseline).sort(), SIDE_KEYS);
+  assert.equal(f.ops_before, 40);
+  assert.equal(f.ops_after, 39);
+  assert.equal(f.peak_before_bytes, SEED_PEAK);
+  assert.equal(f.peak_after_bytes, SEED_PEAK);
+  assert.equal(f.limit_bytes, SEED_PEAK);
+  assert.equal(f.within_limit, true);
+  assert.equal(f.baseline.ops_after, 22);
+  assert.ok(f.baseline.peak_after_bytes > f.peak_before_bytes, 'the Thunder-style pass raises the peak');
+  assert.equal(f.baseline.within_limit, false);
+  assert.equal(typeof f.planner, 'string');
+  // The fused order's peak is the reported one: simulate it on the fused graph's ops is not
+  // possible here, but the same graph as text fuses identically.
+  assert.deepEqual(po.fuse(JSON.stringify(g)), f);
+});
+
+test('options: peak_limit, budget_ms and max_states are honoured', () => {
+  const g = seedGraph(3);
+  const unfused = po.plan(g).peak_bytes;
+  const loose = po.fuse(g, { peak_limit: 2 ** 40, budget_ms: 5000, max_states: 10 ** 9 });
+  assert.equal(loose.limit_bytes, 2 ** 40);
+  assert.ok(loose.ops_after <= po.fuse(g).ops_after, 'a looser limit never needs more kernels');
+  assert.equal(po.fuse(g, { peak_limit: unfused }).limit_bytes, unfused);
+  assert.deepEqual(po.fuse(g, null), po.fuse(g, {}));
+  // CommonJS exports the same function.
+  const cjs = createRequire(import.meta.url)('peakorder');
+  assert.equal(cjs.fuse(g).ops_after, po.fuse(g).ops_after);
+});
+
+test('a limit no fusion meets throws peak_limit with the numbers, and the module stays usable', () => {
+  const e = assertThrowsCode(() => po.fuse(seedGraph(), { peak_limit: 1 }), 'peak_limit');
+  assert.equal(e.limit_bytes, 1);
+  assert.equal(typeof e.best_bytes, 'number');
+  assert.ok(e.best_bytes > 1);
+  assert.equal(po.fuse(seedGraph()).ops_after, 39);
+});
+
+test('bad graphs and bad options throw coded errors; the next call works', () => {
+  const e = assertThrowsCode(() => po.fuse(cyclicGraph()), 'cycle');
+  assert.deepEqual([...new Set(e.ops)].sort(), ['f', 'g']);
+  assertThrowsCode(() => po.fuse('{"tensors":'), 'bad_json');
+  assertThrowsCode(() => po.fuse(undefined), 'bad_json');
+  assertThrowsCode(() => po.fuse({ tensors: [], ops: [{ id: 'a', inputs: ['nope'] }] }), 'unknown_tensor', 'nope');
+  const g = seedGraph(2);
+  for (const bad of [
+    'x', 1, [], { peak_limit: -1 }, { peak_limit: 1.5 }, { peak_limit: 'big' }, { peak_limit: null },
+    { budget_ms: -1 }, { budget_ms: Infinity }, { max_states: 2 ** 64 }, { method: 'greedy' },
+    { peak_limit: 10n },
+  ]) {
+    assertThrowsCode(() => po.fuse(g, bad), 'invalid_argument');
+  }
+  assertThrowsCode(() => po.fuse(g, { method: 'greedy' }), 'invalid_argument', 'peak_limit, budget_ms, max_states');
+  assert.equal(po.fuse(seedGraph()).ops_after, 39);
+});
+
+const fusionCases = existsSync(CASES)
+  ? readdirSync(CASES).filter((f) => f.startsWith('fusion-') && f.endsWith('.json')).sort()
+  : [];
+
+test('tests/cases has fusion fixtures', { skip: fusionCases.length ? false : `none in ${CASES}` }, () => {
+  assert.ok(fusionCases.length >= 4);
+});
+
+/** Checks `side` against a fixture's meta.expect (only the keys it lists). */
+function checkExpect(side, expect) {
+  for (const [k, v] of Object.entries(expect)) {
+    if (k === 'baseline') continue;
+    assert.deepEqual(side[k], v, k);
+  }
+}
+
+for (const file of fusionCases) {
+  const path = join(CASES, file);
+  const text = readFileSync(path, 'utf8');
+  const graph = JSON.parse(text);
+  const expect = graph.meta?.expect ?? {};
+
+  test(`${file}: fuse meets meta.expect`, () => {
+    const f = po.fuse(text);
+    checkSide(f, graph.ops);
+    checkSide(f.baseline, graph.ops);
+    checkExpect(f, expect);
+    checkExpect(f.baseline, expect.baseline ?? {});
+  });
+
+  test(`${file}: fuse gives what \`peakorder fuse --json\` prints`, { skip: haveCli ? false : `no ${CLI}` }, () => {
+    const native = cliJson(['fuse', path, '--json', '--budget-ms', String(GENEROUS_MS)]);
+    const wasm = po.fuse(text, { budget_ms: GENEROUS_MS });
+    assert.deepEqual(wasm, native);
+  });
+}
+
+test('the seed graph: fuse gives what `peakorder fuse --json` prints', { skip: haveCli ? false : `no ${CLI}` }, () => {
+  const g = JSON.stringify(seedGraph());
+  const native = cliJson(['fuse', '-', '--json', '--budget-ms', String(GENEROUS_MS)], g);
+  assert.deepEqual(po.fuse(g, { budget_ms: GENEROUS_MS }), native);
+  // With the defaults of both too (the search ends well within 2 s).
+  assert.deepEqual(po.fuse(g), cliJson(['fuse', '-', '--json'], g));
+});
