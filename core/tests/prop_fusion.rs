@@ -478,16 +478,7 @@ fn run_builds_the_budget_from_its_options() {
     }))
     .unwrap();
     let defaults = FuseOptions::default();
-    let direct = fuse(
-        &g,
-        None,
-        &Budget {
-            clock: &NoClock,
-            deadline_ms: None,
-            max_states: defaults.max_states,
-        },
-    )
-    .unwrap();
+    let direct = fuse(&g, None, &Budget::new(&NoClock, None, defaults.max_states)).unwrap();
     assert!(direct.exhaustive);
     let json = |f: &Fusion| serde_json::to_value(f).unwrap();
     let no_deadline = FuseOptions {

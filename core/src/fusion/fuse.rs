@@ -180,11 +180,11 @@ impl Default for FuseOptions {
 /// from `clock`. The [`Budget`] is built here and only here, so callers never depend on its
 /// fields.
 pub fn run(g: &Graph, opts: &FuseOptions, clock: &dyn Clock) -> Result<Fusion, Error> {
-    let budget = Budget {
+    let budget = Budget::new(
         clock,
-        deadline_ms: opts.budget_ms.map(|b| clock.now_ms() + b),
-        max_states: opts.max_states,
-    };
+        opts.budget_ms.map(|b| clock.now_ms() + b),
+        opts.max_states,
+    );
     fuse(g, opts.peak_limit, &budget)
 }
 
