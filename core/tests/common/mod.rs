@@ -36,57 +36,30 @@ pub fn expect(g: &Graph, key: &str) -> Option<u64> {
 
 /// Minimum peak over all topological orders, by exhaustive enumeration (small graphs only).
 pub fn brute_force_optimum(g: &Graph) -> u64 {
-    let n = g.num_ops();
-    assert!(n <= 11, "brute force is for small graphs");
+    assert!(g.num_ops() <= 11, "brute force is for small graphs");
     let mut best = u64::MAX;
-    let mut order: Vec<OpIx> = Vec::with_capacity(n);
-    let mut missing: Vec<usize> = (0..n as OpIx).map(|v| g.preds(v).len()).collect();
-    let mut used = vec![false; n];
-    enumerate(g, &mut order, &mut missing, &mut used, &mut best);
+    for_each_order(g, &mut |order| best = best.min(peak_of(g, order)));
     best
-}
-
-fn enumerate(
-    g: &Graph,
-    order: &mut Vec<OpIx>,
-    missing: &mut [usize],
-    used: &mut [bool],
-    best: &mut u64,
-) {
-    let n = g.num_ops();
-    if order.len() == n {
-        *best = (*best).min(peak_of(g, order));
-        return;
-    }
-    for v in 0..n {
-        if used[v] || missing[v] != 0 {
-            continue;
-        }
-        used[v] = true;
-        order.push(v as OpIx);
-        for &w in g.succs(v as OpIx) {
-            missing[w as usize] -= 1;
-        }
-        enumerate(g, order, missing, used, best);
-        for &w in g.succs(v as OpIx) {
-            missing[w as usize] += 1;
-        }
-        order.pop();
-        used[v] = false;
-    }
 }
 
 /// Every topological order (small graphs only).
 pub fn all_orders(g: &Graph) -> Vec<Vec<OpIx>> {
+    let mut out = Vec::new();
+    for_each_order(g, &mut |order| out.push(order.to_vec()));
+    out
+}
+
+/// Calls `visit` with every topological order of `g` (depth is the op count: small graphs only).
+pub fn for_each_order(g: &Graph, visit: &mut dyn FnMut(&[OpIx])) {
     fn rec(
         g: &Graph,
         order: &mut Vec<OpIx>,
         missing: &mut [usize],
         used: &mut [bool],
-        out: &mut Vec<Vec<OpIx>>,
+        visit: &mut dyn FnMut(&[OpIx]),
     ) {
         if order.len() == g.num_ops() {
-            out.push(order.clone());
+            visit(order);
             return;
         }
         for v in 0..g.num_ops() {
@@ -98,7 +71,7 @@ pub fn all_orders(g: &Graph) -> Vec<Vec<OpIx>> {
             for &w in g.succs(v as OpIx) {
                 missing[w as usize] -= 1;
             }
-            rec(g, order, missing, used, out);
+            rec(g, order, missing, used, visit);
             for &w in g.succs(v as OpIx) {
                 missing[w as usize] += 1;
             }
@@ -106,11 +79,9 @@ pub fn all_orders(g: &Graph) -> Vec<Vec<OpIx>> {
             used[v] = false;
         }
     }
-    let mut out = Vec::new();
     let mut missing: Vec<usize> = (0..g.num_ops() as OpIx).map(|v| g.preds(v).len()).collect();
     let mut used = vec![false; g.num_ops()];
-    rec(g, &mut Vec::new(), &mut missing, &mut used, &mut out);
-    out
+    rec(g, &mut Vec::new(), &mut missing, &mut used, visit);
 }
 
 /// One random op: (input picks, output sizes, workspace, view flags); picks index earlier tensors.
