@@ -553,26 +553,24 @@ fn build_op(
             reason: "empty id".into(),
         });
     }
-    let mut inputs = Vec::with_capacity(o.inputs.len());
-    for name in &o.inputs {
-        let t = tensor_index
+    let lookup = |name: &String, tensors: &[Tensor]| {
+        tensor_index
             .get(name, |j| &tensors[j as usize].id)
             .ok_or_else(|| Error::UnknownTensor {
                 op: o.id.clone(),
                 tensor: name.clone(),
-            })?;
+            })
+    };
+    let mut inputs = Vec::with_capacity(o.inputs.len());
+    for name in &o.inputs {
+        let t = lookup(name, tensors)?;
         if !inputs.contains(&t) {
             inputs.push(t);
         }
     }
     let mut outputs = Vec::with_capacity(o.outputs.len());
     for name in &o.outputs {
-        let t = tensor_index
-            .get(name, |j| &tensors[j as usize].id)
-            .ok_or_else(|| Error::UnknownTensor {
-                op: o.id.clone(),
-                tensor: name.clone(),
-            })?;
+        let t = lookup(name, tensors)?;
         if let Some(first) = tensors[t as usize].producer {
             // The first producer is this op itself, or an op built before it.
             let first = if first as usize == i {
