@@ -221,8 +221,9 @@ impl Graph {
         // Ops: ids, producers.
         let mut op_index = IdIndex::with_capacity(op_specs.len());
         let mut ops: Vec<Op> = Vec::with_capacity(op_specs.len());
+        let mut last_reader = vec![u32::MAX; tensors.len()];
         for (i, o) in op_specs.into_iter().enumerate() {
-            let op = build_op(o, i, &tensor_index, &mut tensors, &ops)?;
+            let op = build_op(o, i, &tensor_index, &mut tensors, &ops, &mut last_reader)?;
             if op_index
                 .insert(&op.id, i as u32, |j| &ops[j as usize].id)
                 .is_some()
@@ -546,6 +547,7 @@ fn build_op(
     tensor_index: &IdIndex,
     tensors: &mut [Tensor],
     built: &[Op],
+    last_reader: &mut [u32],
 ) -> Result<Op, Error> {
     if o.id.is_empty() {
         return Err(Error::InvalidOp {
@@ -564,7 +566,10 @@ fn build_op(
     let mut inputs = Vec::with_capacity(o.inputs.len());
     for name in &o.inputs {
         let t = lookup(name, tensors)?;
-        if !inputs.contains(&t) {
+        // A repeated input counts once; `last_reader` makes the check O(1), so a 100,000-way
+        // join does not go quadratic.
+        if last_reader[t as usize] != i as u32 {
+            last_reader[t as usize] = i as u32;
             inputs.push(t);
         }
     }
