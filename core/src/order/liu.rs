@@ -62,12 +62,16 @@ fn last_users(g: &Graph) -> Result<Vec<u32>, String> {
     for v in 0..n as OpIx {
         let s = g.succs(v);
         if s.len() > 1 {
+            let others = if s.len() > 2 {
+                format!(", {} and {} more", op_name(g, s[1]), s.len() - 2)
+            } else {
+                format!(" and {}", op_name(g, s[1]))
+            };
             return Err(format!(
-                "op {} feeds {} ops ({} and {}), so the graph is not an in-forest",
+                "op {} feeds {} ops ({}{others}), so the graph is not an in-forest",
                 op_name(g, v),
                 s.len(),
                 op_name(g, s[0]),
-                op_name(g, s[1])
             ));
         }
     }

@@ -44,6 +44,7 @@ pub fn render(cmp: &Comparison) -> String {
         ("optimal", false),
         ("time", true),
     ]);
+    let mut notes = String::new();
     for r in &cmp.methods {
         match r.peak_bytes {
             Some(p) => t.row(vec![
@@ -58,18 +59,26 @@ pub fn render(cmp: &Comparison) -> String {
                 if r.optimal { "proven" } else { "-" }.into(),
                 ms(r.elapsed_ms),
             ]),
-            None => t.row(vec![
-                r.method.clone(),
-                "n/a".into(),
-                String::new(),
-                String::new(),
-                r.error.clone().unwrap_or_default(),
-                String::new(),
-            ]),
+            // Why a method does not apply goes under the table, where a long reason fits.
+            None => {
+                t.row(vec![
+                    r.method.clone(),
+                    "n/a".into(),
+                    String::new(),
+                    String::new(),
+                    "see below".into(),
+                    String::new(),
+                ]);
+                notes.push_str(&format!(
+                    "{}: {}\n",
+                    r.method,
+                    r.error.as_deref().unwrap_or("no result")
+                ));
+            }
         }
     }
     format!(
-        "{}\nlower bound {} ({} above inputs {})\n",
+        "{}{notes}\nlower bound {} ({} above inputs {})\n",
         t.render(),
         format_bytes(cmp.lower_bound_bytes),
         format_bytes(cmp.lower_bound_bytes - cmp.inputs_bytes.min(cmp.lower_bound_bytes)),
