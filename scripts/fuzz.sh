@@ -2,6 +2,8 @@
 # Fuzz the parse → validate → plan → simulate path for SECONDS (default 60).
 # Usage: scripts/fuzz.sh [SECONDS]. Crashes land in fuzz/artifacts/plan_json/; copy each one into
 # tests/cases/regressions/ (as NAME.json) so core/tests/regressions.rs keeps it fixed.
+# The per-input timeout is generous: sanitizer and coverage builds run planners about 10x slower
+# than release, and a loaded machine slows them further.
 # cargo-fuzz needs nightly features; RUSTC_BOOTSTRAP=1 enables them on the stable toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +18,4 @@ mkdir -p "$corpus"
 find tests/cases -name '*.json' -exec cp {} "$corpus/" \;
 export RUSTC_BOOTSTRAP=1
 "$tools/bin/cargo-fuzz" run --fuzz-dir fuzz plan_json "$corpus" -- \
-  -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10
+  -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=60
