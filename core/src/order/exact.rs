@@ -519,6 +519,11 @@ struct Part {
     /// Ops that can start a chain for [`Part::chain`]: some successor chain from them could end
     /// at or below its start even if every op freed all it possibly can.
     chain_starts: Vec<u32>,
+    /// Pairs of incomparable ops for the pair bound of [`Part::h`]: (u, v, static potential),
+    /// largest potential first, with `pair_bits[2k]` = P(u, v) and `pair_bits[2k + 1]` = P(v, u)
+    /// (storage bitsets, see [`pair_sets`]).
+    pairs: Vec<(u32, u32, u64)>,
+    pair_bits: Vec<u64>,
 }
 
 /// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
@@ -563,6 +568,112 @@ fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
         }
     }
     total
+}
+
+/// Parts larger than this get no pair bound (its tables grow with the square of the ops).
+const MAX_PAIR_OPS: usize = 160;
+/// Most pairs the pair bound scans per state.
+const MAX_PAIRS: usize = 2048;
+
+/// The pairs of the pair bound. For ops u and v, neither an ancestor of the other, let P(u, v) be
+/// the storages that u or an ancestor of u makes, that no ancestor of v makes, that are not freed
+/// at once, and that are never freed in the part or read by a descendant of v. If u runs before
+/// v, every storage of P(u, v) that is not made yet will be made before v runs and is still live
+/// while v runs (a reader is still to come), and none of them is counted in v's own bound in
+/// [`Part::h`] (those are live now, or made by v's ancestors, or v's outputs). So every order
+/// has a peak of at least min(need(v) + unmade P(u, v), need(u) + unmade P(v, u)). Only pairs
+/// where both sets are non-empty can raise the bound.
+#[allow(clippy::too_many_arguments)]
+fn pair_sets(
+    m: usize,
+    words: usize,
+    st_words: usize,
+    anc: &[u64],
+    desc: &[u64],
+    st_producer: &[u32],
+    st_users: &[u64],
+    st_perm: &[bool],
+    st_transient: &[bool],
+    st_size: &[u64],
+    cross: &[u64],
+    step: &[u64],
+    untouched: u64,
+) -> (Vec<(u32, u32, u64)>, Vec<u64>) {
+    if m > MAX_PAIR_OPS || m < 2 {
+        return (Vec::new(), Vec::new());
+    }
+    let ns = st_size.len();
+    // made_star[x]: storages made by x or an ancestor of x; made_anc[x]: by a strict ancestor;
+    // after[x]: storages never freed in the part or read by a strict descendant of x.
+    let mut made_star = vec![0u64; m * st_words];
+    let mut made_anc = vec![0u64; m * st_words];
+    let mut after = vec![0u64; m * st_words];
+    for x in 0..m {
+        let ax = &anc[x * words..(x + 1) * words];
+        let dx = &desc[x * words..(x + 1) * words];
+        for k in 0..ns {
+            if st_transient[k] {
+                continue;
+            }
+            let p = st_producer[k];
+            if p != NIL && (p as usize == x || has(ax, p)) {
+                put(&mut made_star[x * st_words..(x + 1) * st_words], k as u32);
+                if p as usize != x {
+                    put(&mut made_anc[x * st_words..(x + 1) * st_words], k as u32);
+                }
+            }
+            let users = &st_users[k * words..(k + 1) * words];
+            let later =
+                users.iter().zip(dx).enumerate().any(|(wi, (u, d))| {
+                    u & d & !if wi == x / 64 { 1u64 << (x % 64) } else { 0 } != 0
+                });
+            if st_perm[k] || later {
+                put(&mut after[x * st_words..(x + 1) * st_words], k as u32);
+            }
+        }
+    }
+    let need_max = |x: usize| {
+        untouched
+            + step[x]
+            + weight(
+                cross[x * st_words..(x + 1) * st_words].iter().copied(),
+                st_size,
+            )
+    };
+    let p_of = |u: usize, v: usize| -> Vec<u64> {
+        (0..st_words)
+            .map(|w| {
+                made_star[u * st_words + w] & !made_anc[v * st_words + w] & after[v * st_words + w]
+            })
+            .collect()
+    };
+    let mut found: Vec<(u64, u32, u32, Vec<u64>, Vec<u64>)> = Vec::new();
+    for u in 0..m {
+        for v in u + 1..m {
+            // Local indices are a topological order: v can only be a descendant of u.
+            if has(&anc[v * words..(v + 1) * words], u as u32) {
+                continue;
+            }
+            let puv = p_of(u, v);
+            let pvu = p_of(v, u);
+            if puv.iter().all(|&x| x == 0) || pvu.iter().all(|&x| x == 0) {
+                continue;
+            }
+            let pot = (need_max(v) + weight(puv.iter().copied(), st_size))
+                .min(need_max(u) + weight(pvu.iter().copied(), st_size));
+            found.push((pot, u as u32, v as u32, puv, pvu));
+        }
+    }
+    found.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+    found.truncate(MAX_PAIRS);
+    let mut pairs = Vec::with_capacity(found.len());
+    let mut bits = Vec::with_capacity(found.len() * 2 * st_words);
+    for (pot, u, v, puv, pvu) in found {
+        pairs.push((u, v, pot));
+        bits.extend_from_slice(&puv);
+        bits.extend_from_slice(&pvu);
+    }
+    (pairs, bits)
 }
 
 impl Part {
@@ -705,6 +816,21 @@ impl Part {
             }
         }
         let untouched = live0 - touched_live;
+        let (pairs, pair_bits) = pair_sets(
+            m,
+            words,
+            st_words,
+            &anc,
+            &desc,
+            &st_producer,
+            &st_users,
+            &st_perm,
+            &st_transient,
+            &st_size,
+            &cross,
+            &step,
+            untouched,
+        );
         let mut by_need: Vec<(u64, u32)> = (0..m)
             .map(|v| {
                 let c = &cross[v * st_words..(v + 1) * st_words];
@@ -768,6 +894,8 @@ impl Part {
             })
             .collect();
         Part {
+            pairs,
+            pair_bits,
             chain_starts,
             succs,
             closable,
@@ -954,6 +1082,63 @@ impl Part {
                 .map(|((c, mk), l)| mk | (c & l));
             let need = self.untouched + self.step[ii] + weight(words, &self.st_size);
             worst = worst.max(need);
+        }
+        if worst < cap {
+            worst = worst.max(self.pair_bound(set, scratch, worst));
+        }
+        worst
+    }
+
+    /// The bound `need` of op `i` in [`Part::h`], given the storages live now.
+    fn need(&self, i: usize, live_set: &[u64]) -> u64 {
+        let sw = self.st_words;
+        let cross = &self.cross[i * sw..(i + 1) * sw];
+        let made = &self.made[i * sw..(i + 1) * sw];
+        let words = cross
+            .iter()
+            .zip(made)
+            .zip(live_set)
+            .map(|((c, mk), l)| mk | (c & l));
+        self.untouched + self.step[i] + weight(words, &self.st_size)
+    }
+
+    /// The pair bound (see [`pair_sets`]) from `set`, where `live_set` holds the storages live
+    /// now; only pairs that could beat `worst` are looked at.
+    fn pair_bound(&self, set: &[u64], live_set: &[u64], mut worst: u64) -> u64 {
+        if self.pairs.is_empty() || self.pairs[0].2 <= worst {
+            return worst;
+        }
+        let sw = self.st_words;
+        // Storages not made yet: made in the part by an op still to run.
+        let mut unmade = vec![0u64; sw];
+        for k in 0..self.st_size.len() {
+            let p = self.st_producer[k];
+            if p != NIL && !has(set, p) {
+                put(&mut unmade, k as u32);
+            }
+        }
+        for (n, &(u, v, pot)) in self.pairs.iter().enumerate() {
+            if pot <= worst {
+                break;
+            }
+            if has(set, u) || has(set, v) {
+                continue;
+            }
+            let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
+            let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
+            let a = weight(puv.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size);
+            if a == 0 {
+                continue;
+            }
+            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size);
+            if b == 0 {
+                continue;
+            }
+            let first = self.need(v as usize, live_set) + a;
+            if first <= worst {
+                continue;
+            }
+            worst = worst.max(first.min(self.need(u as usize, live_set) + b));
         }
         worst
     }
