@@ -522,7 +522,7 @@ struct Part {
     /// Pairs of incomparable ops for the pair bound of [`Part::h`]: (u, v, static potential),
     /// largest potential first, with `pair_bits[2k]` = P(u, v) and `pair_bits[2k + 1]` = P(v, u)
     /// (storage bitsets, see [`pair_sets`]).
-    pairs: Vec<(u32, u32, u64)>,
+    pairs: Vec<Pair>,
     pair_bits: Vec<u64>,
 }
 
@@ -580,9 +580,18 @@ const MAX_PAIRS: usize = 2048;
 /// at once, and that are never freed in the part or read by a descendant of v. If u runs before
 /// v, every storage of P(u, v) that is not made yet will be made before v runs and is still live
 /// while v runs (a reader is still to come), and none of them is counted in v's own bound in
-/// [`Part::h`] (those are live now, or made by v's ancestors, or v's outputs). So every order
-/// has a peak of at least min(need(v) + unmade P(u, v), need(u) + unmade P(v, u)). Only pairs
-/// where both sets are non-empty can raise the bound.
+/// [`Part::h`] (those are live now, or made by v's ancestors, or v's outputs).
+///
+/// A second quantity adds the valleys of Liu's argument: let V(u, v) be the largest, over common
+/// descendants x of u and v and paths u = p0 → p1 → … → x where each p(i+1) reads a storage s(i)
+/// that p(i) makes, of the least size of s(i) along the path. If u runs before v, x runs after
+/// v, so while v runs some p(i) has run and p(i+1) has not: s(i) is live. None of those
+/// storages is made yet while u has not run, nor counted in v's own bound (their makers descend
+/// from u, so none is v or an ancestor of v).
+///
+/// So every order from a state where u and v are still to run has a peak of at least
+/// min(need(v) + max(unmade P(u, v), V(u, v)), need(u) + max(unmade P(v, u), V(v, u))). Only
+/// pairs where both sides can add something are kept: (u, v, potential, V(u, v), V(v, u)).
 #[allow(clippy::too_many_arguments)]
 fn pair_sets(
     m: usize,
@@ -598,7 +607,7 @@ fn pair_sets(
     cross: &[u64],
     step: &[u64],
     untouched: u64,
-) -> (Vec<(u32, u32, u64)>, Vec<u64>) {
+) -> (Vec<Pair>, Vec<u64>) {
     if m > MAX_PAIR_OPS || m < 2 {
         return (Vec::new(), Vec::new());
     }
@@ -608,6 +617,20 @@ fn pair_sets(
     let mut made_star = vec![0u64; m * st_words];
     let mut made_anc = vec![0u64; m * st_words];
     let mut after = vec![0u64; m * st_words];
+    // into[x]: (maker, size) of the storages x keeps alive that an ancestor of x makes.
+    let mut into: Vec<Vec<(u32, u64)>> = vec![Vec::new(); m];
+    for k in 0..ns {
+        let p = st_producer[k];
+        if p == NIL || st_transient[k] {
+            continue;
+        }
+        let users = &st_users[k * words..(k + 1) * words];
+        for x in 0..m {
+            if has(users, x as u32) && has(&anc[x * words..(x + 1) * words], p) {
+                into[x].push((p, st_size[k]));
+            }
+        }
+    }
     for x in 0..m {
         let ax = &anc[x * words..(x + 1) * words];
         let dx = &desc[x * words..(x + 1) * words];
@@ -623,13 +646,29 @@ fn pair_sets(
                 }
             }
             let users = &st_users[k * words..(k + 1) * words];
-            let later =
-                users.iter().zip(dx).enumerate().any(|(wi, (u, d))| {
-                    u & d & !if wi == x / 64 { 1u64 << (x % 64) } else { 0 } != 0
-                });
+            let later = users.iter().zip(dx).enumerate().any(|(wi, (u, d))| {
+                let me = if wi == x / 64 { 1u64 << (x % 64) } else { 0 };
+                u & d & !me != 0
+            });
             if st_perm[k] || later {
                 put(&mut after[x * st_words..(x + 1) * st_words], k as u32);
             }
+        }
+    }
+    // bott[u * m + x]: the widest path bottleneck from u to its descendant x (0 if none).
+    let mut bott = vec![0u64; m * m];
+    for u in 0..m {
+        let row = &mut bott[u * m..(u + 1) * m];
+        row[u] = u64::MAX;
+        // Local order is topological: makers come before their readers.
+        for x in u + 1..m {
+            let mut best = 0;
+            for &(p, size) in &into[x] {
+                if (p as usize) >= u {
+                    best = best.max(row[p as usize].min(size));
+                }
+            }
+            row[x] = best;
         }
     }
     let need_max = |x: usize| {
@@ -647,34 +686,47 @@ fn pair_sets(
             })
             .collect()
     };
-    let mut found: Vec<(u64, u32, u32, Vec<u64>, Vec<u64>)> = Vec::new();
+    let mut found: Vec<(Pair, Vec<u64>, Vec<u64>)> = Vec::new();
     for u in 0..m {
         for v in u + 1..m {
             // Local indices are a topological order: v can only be a descendant of u.
             if has(&anc[v * words..(v + 1) * words], u as u32) {
                 continue;
             }
+            // Valleys through common descendants (after v in the local order).
+            let (mut vuv, mut vvu) = (0u64, 0u64);
+            for x in v + 1..m {
+                let dx = &anc[x * words..(x + 1) * words];
+                if has(dx, u as u32) && has(dx, v as u32) {
+                    vuv = vuv.max(bott[u * m + x]);
+                    vvu = vvu.max(bott[v * m + x]);
+                }
+            }
             let puv = p_of(u, v);
             let pvu = p_of(v, u);
-            if puv.iter().all(|&x| x == 0) || pvu.iter().all(|&x| x == 0) {
+            let a = weight(puv.iter().copied(), st_size).max(vuv);
+            let b = weight(pvu.iter().copied(), st_size).max(vvu);
+            if a == 0 || b == 0 {
                 continue;
             }
-            let pot = (need_max(v) + weight(puv.iter().copied(), st_size))
-                .min(need_max(u) + weight(pvu.iter().copied(), st_size));
-            found.push((pot, u as u32, v as u32, puv, pvu));
+            let pot = (need_max(v) + a).min(need_max(u) + b);
+            found.push(((u as u32, v as u32, pot, vuv, vvu), puv, pvu));
         }
     }
-    found.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+    found.sort_unstable_by(|x, y| y.0 .2.cmp(&x.0 .2));
     found.truncate(MAX_PAIRS);
     let mut pairs = Vec::with_capacity(found.len());
     let mut bits = Vec::with_capacity(found.len() * 2 * st_words);
-    for (pot, u, v, puv, pvu) in found {
-        pairs.push((u, v, pot));
+    for (pair, puv, pvu) in found {
+        pairs.push(pair);
         bits.extend_from_slice(&puv);
         bits.extend_from_slice(&pvu);
     }
     (pairs, bits)
 }
+
+/// A pair of the pair bound: (u, v, static potential, V(u, v), V(v, u)); see [`pair_sets`].
+type Pair = (u32, u32, u64, u64, u64);
 
 impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
@@ -1117,7 +1169,7 @@ impl Part {
                 put(&mut unmade, k as u32);
             }
         }
-        for (n, &(u, v, pot)) in self.pairs.iter().enumerate() {
+        for (n, &(u, v, pot, vuv, vvu)) in self.pairs.iter().enumerate() {
             if pot <= worst {
                 break;
             }
@@ -1126,11 +1178,11 @@ impl Part {
             }
             let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
             let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
-            let a = weight(puv.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size);
+            let a = weight(puv.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vuv);
             if a == 0 {
                 continue;
             }
-            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size);
+            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vvu);
             if b == 0 {
                 continue;
             }
