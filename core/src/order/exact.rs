@@ -571,7 +571,7 @@ fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
 }
 
 /// Parts larger than this get no pair bound (its tables grow with the square of the ops).
-const MAX_PAIR_OPS: usize = 160;
+const MAX_PAIR_OPS: usize = 128;
 /// Most pairs the pair bound scans per state.
 const MAX_PAIRS: usize = 2048;
 
@@ -679,37 +679,41 @@ fn pair_sets(
                 st_size,
             )
     };
-    let p_of = |u: usize, v: usize| -> Vec<u64> {
-        (0..st_words)
-            .map(|w| {
-                made_star[u * st_words + w] & !made_anc[v * st_words + w] & after[v * st_words + w]
-            })
-            .collect()
+    let p_word = |u: usize, v: usize, w: usize| {
+        made_star[u * st_words + w] & !made_anc[v * st_words + w] & after[v * st_words + w]
     };
+    let p_weight = |u: usize, v: usize| weight((0..st_words).map(|w| p_word(u, v, w)), st_size);
     let mut found: Vec<(Pair, Vec<u64>, Vec<u64>)> = Vec::new();
     for u in 0..m {
+        let du = &desc[u * words..(u + 1) * words];
         for v in u + 1..m {
             // Local indices are a topological order: v can only be a descendant of u.
             if has(&anc[v * words..(v + 1) * words], u as u32) {
                 continue;
             }
-            // Valleys through common descendants (after v in the local order).
+            // Valleys through common descendants.
             let (mut vuv, mut vvu) = (0u64, 0u64);
-            for x in v + 1..m {
-                let dx = &anc[x * words..(x + 1) * words];
-                if has(dx, u as u32) && has(dx, v as u32) {
+            let dv = &desc[v * words..(v + 1) * words];
+            for (wi, (a, b)) in du.iter().zip(dv).enumerate() {
+                let mut common = a & b;
+                while common != 0 {
+                    let x = wi * 64 + common.trailing_zeros() as usize;
+                    common &= common - 1;
                     vuv = vuv.max(bott[u * m + x]);
                     vvu = vvu.max(bott[v * m + x]);
                 }
             }
-            let puv = p_of(u, v);
-            let pvu = p_of(v, u);
-            let a = weight(puv.iter().copied(), st_size).max(vuv);
-            let b = weight(pvu.iter().copied(), st_size).max(vvu);
-            if a == 0 || b == 0 {
+            let a = p_weight(u, v).max(vuv);
+            if a == 0 {
+                continue;
+            }
+            let b = p_weight(v, u).max(vvu);
+            if b == 0 {
                 continue;
             }
             let pot = (need_max(v) + a).min(need_max(u) + b);
+            let puv = (0..st_words).map(|w| p_word(u, v, w)).collect();
+            let pvu = (0..st_words).map(|w| p_word(v, u, w)).collect();
             found.push(((u as u32, v as u32, pot, vuv, vvu), puv, pvu));
         }
     }
