@@ -43,6 +43,9 @@ const NIL: u32 = u32::MAX;
 /// Longest chain the dominance closure tries (see [`Part::closure`]).
 const MAX_CHAIN: usize = 8;
 
+/// Most ops in a block of the dominance closure (see [`Part::block`]).
+const MAX_BLOCK: usize = 4;
+
 /// Parts larger than this are not searched (a state costs O(ops) to expand, and setting a part
 /// up costs O(ops × storages)).
 pub const MAX_PART_OPS: usize = 1024;
@@ -524,6 +527,9 @@ struct Part {
     /// (storage bitsets, see [`pair_sets`]).
     pairs: Vec<Pair>,
     pair_bits: Vec<u64>,
+    /// The in-part users of each storage that the part frees and that 2 to [`MAX_BLOCK`] ops
+    /// use, for [`Part::block`].
+    blocks: Vec<Vec<u32>>,
 }
 
 /// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
@@ -949,7 +955,18 @@ impl Part {
                     .any(|&w| optimistic[v as usize] + best[w as usize] <= 0)
             })
             .collect();
+        // Storages freed in the part with a few users there: their users may form a block.
+        let blocks = (0..sts.len())
+            .filter(|&k| !st_perm[k] && !st_transient[k])
+            .map(|k| {
+                (0..m as u32)
+                    .filter(|&u| has(&st_users[k * words..(k + 1) * words], u))
+                    .collect::<Vec<u32>>()
+            })
+            .filter(|us| (2..=MAX_BLOCK).contains(&us.len()))
+            .collect();
         Part {
+            blocks,
             pairs,
             pair_bits,
             chain_starts,
@@ -1035,9 +1052,99 @@ impl Part {
                 any = self.chain(set, live, log, limit, &mut high);
             }
             if !any {
+                any = self.block(set, live, log, limit, &mut high);
+            }
+            if !any {
                 return high;
             }
         }
+    }
+
+    /// Finds and runs one block for [`Part::closure`]; false if there is none.
+    ///
+    /// A block is the set T of the users still to run of a storage that the part frees (at most
+    /// [`MAX_BLOCK`] ops), all of them ready, such that memory after all of T is at most memory
+    /// after any subset of T (so running T together frees the storage and leaves less than any
+    /// partial run), and some order of T stays under `limit`. Moved to the front of any order it
+    /// never raises what the other ops see: for a subset Y of T run before an op w, memory before
+    /// w drops by the net of T \ Y on top of a larger set, at most its net on top of Y, which is
+    /// not positive (what ops free only grows as more ops have run). Single ops and chains are
+    /// the rules above; this catches ops that free a shared input only together.
+    fn block(
+        &self,
+        set: &mut [u64],
+        live: &mut u64,
+        log: &mut Vec<u32>,
+        limit: u64,
+        high: &mut u64,
+    ) -> bool {
+        let mut scratch = Vec::new();
+        for users in &self.blocks {
+            let t: Vec<u32> = users.iter().copied().filter(|&u| !has(set, u)).collect();
+            if t.len() < 2 || !t.iter().all(|&u| self.ready(set, u)) {
+                continue;
+            }
+            // Memory after S ∪ Y for every subset Y of T (ready ops are independent, so every
+            // subset is a downset); mem[Y] via Y minus its highest member.
+            let full = (1usize << t.len()) - 1;
+            let mut mem = vec![0i128; full + 1];
+            mem[0] = *live as i128;
+            for y in 1..=full {
+                let top = usize::BITS - 1 - y.leading_zeros();
+                let rest = y & !(1 << top);
+                scratch.clear();
+                scratch.extend_from_slice(set);
+                for (j, &u) in t.iter().enumerate() {
+                    if rest >> j & 1 == 1 {
+                        put(&mut scratch, u);
+                    }
+                }
+                let v = t[top as usize];
+                mem[y] =
+                    mem[rest] + self.alloc[v as usize] as i128 - self.frees(&scratch, v) as i128;
+            }
+            if mem[..full].iter().any(|&x| mem[full] > x) {
+                continue;
+            }
+            // An order of T under `limit`: reachable subsets, each with the member run last.
+            let mut last = vec![u8::MAX; full + 1];
+            last[0] = 0;
+            for y in 0..full {
+                if last[y] == u8::MAX {
+                    continue;
+                }
+                for (j, &v) in t.iter().enumerate() {
+                    let ny = y | 1 << j;
+                    if ny != y
+                        && last[ny] == u8::MAX
+                        && mem[y] + self.step[v as usize] as i128 <= limit as i128
+                    {
+                        last[ny] = j as u8;
+                    }
+                }
+            }
+            if last[full] == u8::MAX {
+                continue;
+            }
+            let mut seq = Vec::with_capacity(t.len());
+            let mut y = full;
+            while y != 0 {
+                let j = last[y] as usize;
+                seq.push(j);
+                y &= !(1 << j);
+            }
+            let mut y = 0usize;
+            for &j in seq.iter().rev() {
+                let v = t[j];
+                *high = (*high).max((mem[y] + self.step[v as usize] as i128) as u64);
+                put(set, v);
+                log.push(v);
+                y |= 1 << j;
+            }
+            *live = mem[full] as u64;
+            return true;
+        }
+        false
     }
 
     /// Finds and runs one chain for [`Part::closure`]; false if there is none.
