@@ -614,7 +614,7 @@ fn pair_sets(
     step: &[u64],
     untouched: u64,
 ) -> (Vec<Pair>, Vec<u64>) {
-    if m > MAX_PAIR_OPS || m < 2 {
+    if !(2..=MAX_PAIR_OPS).contains(&m) {
         return (Vec::new(), Vec::new());
     }
     let ns = st_size.len();
@@ -723,7 +723,7 @@ fn pair_sets(
             found.push(((u as u32, v as u32, pot, vuv, vvu), puv, pvu));
         }
     }
-    found.sort_unstable_by(|x, y| y.0 .2.cmp(&x.0 .2));
+    found.sort_unstable_by_key(|x| Reverse(x.0 .2));
     found.truncate(MAX_PAIRS);
     let mut pairs = Vec::with_capacity(found.len());
     let mut bits = Vec::with_capacity(found.len() * 2 * st_words);
