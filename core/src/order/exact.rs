@@ -11,12 +11,17 @@
 //! - **an upper bound**: the best heuristic order, improved now and then by finishing a popped
 //!   state greedily; only strictly better paths are searched, so an exhausted search proves the
 //!   best order optimal;
-//! - **admissible lower bounds** per state: the next op runs on top of live(S); and every op still
+//! - **admissible lower bounds** per state: the next op runs on top of live(S); every op still
 //!   to run has on top of it the storages, live now or made by its ancestors, that it or one of
-//!   its descendants still needs (or that are never freed);
+//!   its descendants still needs (or that are never freed); and for two ops neither of which
+//!   precedes the other, whichever runs second has on top of it what the first one left behind:
+//!   storages its ancestors made that are still needed, or a valley of the paths to a common
+//!   descendant, after J. W. H. Liu, "An application of generalized tree pebbling to sparse
+//!   matrix factorization", SIAM J. Algebraic Discrete Methods 8(3), 1987 (see `pair_sets`);
 //! - **dominance rules**: an op that runs under a lower bound of the final peak and frees at least
 //!   what it allocates can run at once, and so can a chain of successors that stays under it and
-//!   ends at its own lowest memory (`Part::closure` gives the argument);
+//!   ends at its own lowest memory, and a block of ready ops that together free a shared input
+//!   (`Part::closure` and `Part::block` give the argument);
 //! - **divide and conquer**: an op that every other op must precede or follow (a cut) splits every
 //!   order into the same three parts, searched separately, largest upper bound first, skipping a
 //!   part whose incumbent is under the proven bound; and a part made of independent components is
