@@ -714,18 +714,20 @@ fn pair_sets(
                     vvu = vvu.max(bott[v * m + x]);
                 }
             }
-            let a = p_weight(u, v).max(vuv);
+            let wuv = p_weight(u, v);
+            let a = wuv.max(vuv);
             if a == 0 {
                 continue;
             }
-            let b = p_weight(v, u).max(vvu);
+            let wvu = p_weight(v, u);
+            let b = wvu.max(vvu);
             if b == 0 {
                 continue;
             }
             let pot = (need_max(v) + a).min(need_max(u) + b);
             let puv = (0..st_words).map(|w| p_word(u, v, w)).collect();
             let pvu = (0..st_words).map(|w| p_word(v, u, w)).collect();
-            found.push(((u as u32, v as u32, pot, vuv, vvu), puv, pvu));
+            found.push(((u as u32, v as u32, pot, vuv, vvu, wuv, wvu), puv, pvu));
         }
     }
     found.sort_unstable_by_key(|x| Reverse(x.0 .2));
@@ -740,8 +742,9 @@ fn pair_sets(
     (pairs, bits)
 }
 
-/// A pair of the pair bound: (u, v, static potential, V(u, v), V(v, u)); see [`pair_sets`].
-type Pair = (u32, u32, u64, u64, u64);
+/// A pair of the pair bound: (u, v, static potential, V(u, v), V(v, u), weight of P(u, v),
+/// weight of P(v, u)); see [`pair_sets`].
+type Pair = (u32, u32, u64, u64, u64, u64, u64);
 
 impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
@@ -1084,9 +1087,15 @@ impl Part {
         high: &mut u64,
     ) -> bool {
         let mut scratch = Vec::new();
+        let mut t: Vec<u32> = Vec::with_capacity(MAX_BLOCK);
         for users in &self.blocks {
-            let t: Vec<u32> = users.iter().copied().filter(|&u| !has(set, u)).collect();
-            if t.len() < 2 || !t.iter().all(|&u| self.ready(set, u)) {
+            // Cheap rejections first: most blocks have a user that ran or is not ready.
+            if !users.iter().all(|&u| has(set, u) || self.ready(set, u)) {
+                continue;
+            }
+            t.clear();
+            t.extend(users.iter().copied().filter(|&u| !has(set, u)));
+            if t.len() < 2 {
                 continue;
             }
             // Memory after S ∪ Y for every subset Y of T (ready ops are independent, so every
@@ -1285,28 +1294,35 @@ impl Part {
                 put(&mut unmade, k as u32);
             }
         }
-        for (n, &(u, v, pot, vuv, vvu)) in self.pairs.iter().enumerate() {
+        // Each op's `need`, computed when first asked for.
+        let mut needs = vec![u64::MAX; self.m()];
+        for (n, &(u, v, pot, vuv, vvu, wuv, wvu)) in self.pairs.iter().enumerate() {
             if pot <= worst {
                 break;
             }
             if has(set, u) || has(set, v) {
                 continue;
             }
+            let mut need = |x: u32| {
+                if needs[x as usize] == u64::MAX {
+                    needs[x as usize] = self.need(x as usize, live_set);
+                }
+                needs[x as usize]
+            };
+            // Upper bounds first (the full sets, made or not), then the exact shares.
+            let (nv, nu) = (need(v), need(u));
+            if nv + wuv.max(vuv) <= worst || nu + wvu.max(vvu) <= worst {
+                continue;
+            }
             let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
             let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
             let a = weight(puv.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vuv);
-            if a == 0 {
-                continue;
-            }
-            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vvu);
-            if b == 0 {
-                continue;
-            }
-            let first = self.need(v as usize, live_set) + a;
+            let first = nv + a;
             if first <= worst {
                 continue;
             }
-            worst = worst.max(first.min(self.need(u as usize, live_set) + b));
+            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vvu);
+            worst = worst.max(first.min(nu + b));
         }
         worst
     }
