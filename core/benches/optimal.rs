@@ -220,6 +220,9 @@ fn rng(seed: u64) -> Rng {
     Rng::new(seed * 7919 + 13)
 }
 
+/// Makes a family's graph from a seed.
+type Family = Box<dyn Fn(u64) -> Graph>;
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -321,7 +324,7 @@ fn main() {
     // Many seeds per family (up to about 60 ops): how many `auto` proves within its default
     // 100 ms. The seeds differ from the property tests' and from the fixtures above.
     let mut summary = Vec::new();
-    let families: Vec<(&str, Box<dyn Fn(u64) -> Graph>)> = vec![
+    let families: Vec<(&str, Family)> = vec![
         (
             "random DAG, 60 ops",
             Box::new(|s| order_gen::dag(&mut rng(s), 60)),
