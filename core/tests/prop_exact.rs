@@ -2,7 +2,9 @@
 
 mod order_gen;
 
-use order_gen::{brute_force, dag, in_forest, pieces, series_parallel, Rng};
+use order_gen::{
+    brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, Rng,
+};
 use peakorder::bounds::{lower_bound, part_lower_bound};
 use peakorder::order::auto::auto_order;
 use peakorder::order::exact::exact_search;
@@ -14,11 +16,13 @@ use proptest::prelude::*;
 
 fn graph(kind: u8, seed: u64, n: usize) -> Graph {
     let mut r = Rng::new(seed);
-    match kind % 4 {
+    match kind % 6 {
         0 => dag(&mut r, n),
         1 => series_parallel(&mut r, n),
         2 => pieces(&mut r, n),
-        _ => in_forest(&mut r, n),
+        3 => in_forest(&mut r, n),
+        4 => sp_pinned_outputs(&mut r, n),
+        _ => fork_join(&mut r, n),
     }
 }
 
@@ -27,7 +31,7 @@ proptest! {
 
     /// With room to finish, exact search proves the brute-force optimum.
     #[test]
-    fn exact_is_optimal(kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10) {
+    fn exact_is_optimal(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, u64::MAX);
         let r = exact_search(&g, &budget, greedy_order(&g));
@@ -43,7 +47,7 @@ proptest! {
     /// claims optimality only when it holds.
     #[test]
     fn exact_is_honest_when_cut_short(
-        kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10, states in 0u64..20,
+        kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10, states in 0u64..20,
     ) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, states);
@@ -60,7 +64,7 @@ proptest! {
 
     /// The stronger bound is a true lower bound, and at least the linear one.
     #[test]
-    fn part_lower_bound_is_true(kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10) {
+    fn part_lower_bound_is_true(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let b = part_lower_bound(&g);
         prop_assert!(lower_bound(&g) <= b);
@@ -69,7 +73,7 @@ proptest! {
 
     /// `auto` (through `plan`, as the CLI calls it) is optimal and says so.
     #[test]
-    fn auto_plan_is_optimal(kind in 0u8..4, seed in any::<u64>(), n in 1usize..=10) {
+    fn auto_plan_is_optimal(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let opts = PlanOptions { method: Method::Auto, budget_ms: None, max_states: u64::MAX };
         let p = plan(&g, &opts, &NoClock).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -88,7 +92,7 @@ proptest! {
 
     /// Larger graphs (11–15 ops): more cut parts, longer chains for the dominance rules.
     #[test]
-    fn exact_is_optimal_on_larger_graphs(kind in 0u8..4, seed in any::<u64>(), n in 11usize..=15) {
+    fn exact_is_optimal_on_larger_graphs(kind in 0u8..6, seed in any::<u64>(), n in 11usize..=15) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, u64::MAX);
         let r = exact_search(&g, &budget, greedy_order(&g));

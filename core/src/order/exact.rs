@@ -11,12 +11,17 @@
 //! - **an upper bound**: the best heuristic order, improved now and then by finishing a popped
 //!   state greedily; only strictly better paths are searched, so an exhausted search proves the
 //!   best order optimal;
-//! - **admissible lower bounds** per state: the next op runs on top of live(S); and every op still
+//! - **admissible lower bounds** per state: the next op runs on top of live(S); every op still
 //!   to run has on top of it the storages, live now or made by its ancestors, that it or one of
-//!   its descendants still needs (or that are never freed);
+//!   its descendants still needs (or that are never freed); and for two ops neither of which
+//!   precedes the other, whichever runs second has on top of it what the first one left behind:
+//!   storages its ancestors made that are still needed, or a valley of the paths to a common
+//!   descendant, after J. W. H. Liu, "An application of generalized tree pebbling to sparse
+//!   matrix factorization", SIAM J. Algebraic Discrete Methods 8(3), 1987 (see `pair_sets`);
 //! - **dominance rules**: an op that runs under a lower bound of the final peak and frees at least
 //!   what it allocates can run at once, and so can a chain of successors that stays under it and
-//!   ends at its own lowest memory (`Part::closure` gives the argument);
+//!   ends at its own lowest memory, and a block of ready ops that together free a shared input
+//!   (`Part::closure` and `Part::block` give the argument);
 //! - **divide and conquer**: an op that every other op must precede or follow (a cut) splits every
 //!   order into the same three parts, searched separately, largest upper bound first, skipping a
 //!   part whose incumbent is under the proven bound; and a part made of independent components is
@@ -42,6 +47,9 @@ const NIL: u32 = u32::MAX;
 
 /// Longest chain the dominance closure tries (see [`Part::closure`]).
 const MAX_CHAIN: usize = 8;
+
+/// Most ops in a block of the dominance closure (see [`Part::block`]).
+const MAX_BLOCK: usize = 4;
 
 /// Parts larger than this are not searched (a state costs O(ops) to expand, and setting a part
 /// up costs O(ops × storages)).
@@ -519,6 +527,14 @@ struct Part {
     /// Ops that can start a chain for [`Part::chain`]: some successor chain from them could end
     /// at or below its start even if every op freed all it possibly can.
     chain_starts: Vec<u32>,
+    /// Pairs of incomparable ops for the pair bound of [`Part::h`]: (u, v, static potential),
+    /// largest potential first, with `pair_bits[2k]` = P(u, v) and `pair_bits[2k + 1]` = P(v, u)
+    /// (storage bitsets, see [`pair_sets`]).
+    pairs: Vec<Pair>,
+    pair_bits: Vec<u64>,
+    /// The in-part users of each storage that the part frees and that 2 to [`MAX_BLOCK`] ops
+    /// use, for [`Part::block`].
+    blocks: Vec<Vec<u32>>,
 }
 
 /// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
@@ -564,6 +580,171 @@ fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
     }
     total
 }
+
+/// Parts larger than this get no pair bound (its tables grow with the square of the ops).
+const MAX_PAIR_OPS: usize = 128;
+/// Most pairs the pair bound scans per state.
+const MAX_PAIRS: usize = 2048;
+
+/// The pairs of the pair bound. For ops u and v, neither an ancestor of the other, let P(u, v) be
+/// the storages that u or an ancestor of u makes, that no ancestor of v makes, that are not freed
+/// at once, and that are never freed in the part or read by a descendant of v. If u runs before
+/// v, every storage of P(u, v) that is not made yet will be made before v runs and is still live
+/// while v runs (a reader is still to come), and none of them is counted in v's own bound in
+/// [`Part::h`] (those are live now, or made by v's ancestors, or v's outputs).
+///
+/// A second quantity adds the valleys of Liu's argument: let V(u, v) be the largest, over common
+/// descendants x of u and v and paths u = p0 → p1 → … → x where each p(i+1) reads a storage s(i)
+/// that p(i) makes, of the least size of s(i) along the path. If u runs before v, x runs after
+/// v, so while v runs some p(i) has run and p(i+1) has not: s(i) is live. None of those
+/// storages is made yet while u has not run, nor counted in v's own bound (their makers descend
+/// from u, so none is v or an ancestor of v).
+///
+/// So every order from a state where u and v are still to run has a peak of at least
+/// min(need(v) + max(unmade P(u, v), V(u, v)), need(u) + max(unmade P(v, u), V(v, u))). Only
+/// pairs where both sides can add something are kept: (u, v, potential, V(u, v), V(v, u)).
+#[allow(clippy::too_many_arguments)]
+fn pair_sets(
+    m: usize,
+    words: usize,
+    st_words: usize,
+    anc: &[u64],
+    desc: &[u64],
+    st_producer: &[u32],
+    st_users: &[u64],
+    st_perm: &[bool],
+    st_transient: &[bool],
+    st_size: &[u64],
+    cross: &[u64],
+    step: &[u64],
+    untouched: u64,
+) -> (Vec<Pair>, Vec<u64>) {
+    if !(2..=MAX_PAIR_OPS).contains(&m) {
+        return (Vec::new(), Vec::new());
+    }
+    let ns = st_size.len();
+    // made_star[x]: storages made by x or an ancestor of x; made_anc[x]: by a strict ancestor;
+    // after[x]: storages never freed in the part or read by a strict descendant of x.
+    let mut made_star = vec![0u64; m * st_words];
+    let mut made_anc = vec![0u64; m * st_words];
+    let mut after = vec![0u64; m * st_words];
+    // into[x]: (maker, size) of the storages x keeps alive that an ancestor of x makes.
+    let mut into: Vec<Vec<(u32, u64)>> = vec![Vec::new(); m];
+    for k in 0..ns {
+        let p = st_producer[k];
+        if p == NIL || st_transient[k] {
+            continue;
+        }
+        let users = &st_users[k * words..(k + 1) * words];
+        for x in 0..m {
+            if has(users, x as u32) && has(&anc[x * words..(x + 1) * words], p) {
+                into[x].push((p, st_size[k]));
+            }
+        }
+    }
+    for x in 0..m {
+        let ax = &anc[x * words..(x + 1) * words];
+        let dx = &desc[x * words..(x + 1) * words];
+        for k in 0..ns {
+            if st_transient[k] {
+                continue;
+            }
+            let p = st_producer[k];
+            if p != NIL && (p as usize == x || has(ax, p)) {
+                put(&mut made_star[x * st_words..(x + 1) * st_words], k as u32);
+                if p as usize != x {
+                    put(&mut made_anc[x * st_words..(x + 1) * st_words], k as u32);
+                }
+            }
+            let users = &st_users[k * words..(k + 1) * words];
+            let later = users.iter().zip(dx).enumerate().any(|(wi, (u, d))| {
+                let me = if wi == x / 64 { 1u64 << (x % 64) } else { 0 };
+                u & d & !me != 0
+            });
+            if st_perm[k] || later {
+                put(&mut after[x * st_words..(x + 1) * st_words], k as u32);
+            }
+        }
+    }
+    // bott[u * m + x]: the widest path bottleneck from u to its descendant x (0 if none).
+    let mut bott = vec![0u64; m * m];
+    for u in 0..m {
+        let row = &mut bott[u * m..(u + 1) * m];
+        row[u] = u64::MAX;
+        // Local order is topological: makers come before their readers.
+        for x in u + 1..m {
+            let mut best = 0;
+            for &(p, size) in &into[x] {
+                if (p as usize) >= u {
+                    best = best.max(row[p as usize].min(size));
+                }
+            }
+            row[x] = best;
+        }
+    }
+    let need_max = |x: usize| {
+        untouched
+            + step[x]
+            + weight(
+                cross[x * st_words..(x + 1) * st_words].iter().copied(),
+                st_size,
+            )
+    };
+    let p_word = |u: usize, v: usize, w: usize| {
+        made_star[u * st_words + w] & !made_anc[v * st_words + w] & after[v * st_words + w]
+    };
+    let p_weight = |u: usize, v: usize| weight((0..st_words).map(|w| p_word(u, v, w)), st_size);
+    let mut found: Vec<(Pair, Vec<u64>, Vec<u64>)> = Vec::new();
+    for u in 0..m {
+        let du = &desc[u * words..(u + 1) * words];
+        for v in u + 1..m {
+            // Local indices are a topological order: v can only be a descendant of u.
+            if has(&anc[v * words..(v + 1) * words], u as u32) {
+                continue;
+            }
+            // Valleys through common descendants.
+            let (mut vuv, mut vvu) = (0u64, 0u64);
+            let dv = &desc[v * words..(v + 1) * words];
+            for (wi, (a, b)) in du.iter().zip(dv).enumerate() {
+                let mut common = a & b;
+                while common != 0 {
+                    let x = wi * 64 + common.trailing_zeros() as usize;
+                    common &= common - 1;
+                    vuv = vuv.max(bott[u * m + x]);
+                    vvu = vvu.max(bott[v * m + x]);
+                }
+            }
+            let wuv = p_weight(u, v);
+            let a = wuv.max(vuv);
+            if a == 0 {
+                continue;
+            }
+            let wvu = p_weight(v, u);
+            let b = wvu.max(vvu);
+            if b == 0 {
+                continue;
+            }
+            let pot = (need_max(v) + a).min(need_max(u) + b);
+            let puv = (0..st_words).map(|w| p_word(u, v, w)).collect();
+            let pvu = (0..st_words).map(|w| p_word(v, u, w)).collect();
+            found.push(((u as u32, v as u32, pot, vuv, vvu, wuv, wvu), puv, pvu));
+        }
+    }
+    found.sort_unstable_by_key(|x| Reverse(x.0 .2));
+    found.truncate(MAX_PAIRS);
+    let mut pairs = Vec::with_capacity(found.len());
+    let mut bits = Vec::with_capacity(found.len() * 2 * st_words);
+    for (pair, puv, pvu) in found {
+        pairs.push(pair);
+        bits.extend_from_slice(&puv);
+        bits.extend_from_slice(&pvu);
+    }
+    (pairs, bits)
+}
+
+/// A pair of the pair bound: (u, v, static potential, V(u, v), V(v, u), weight of P(u, v),
+/// weight of P(v, u)); see [`pair_sets`].
+type Pair = (u32, u32, u64, u64, u64, u64, u64);
 
 impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
@@ -705,6 +886,21 @@ impl Part {
             }
         }
         let untouched = live0 - touched_live;
+        let (pairs, pair_bits) = pair_sets(
+            m,
+            words,
+            st_words,
+            &anc,
+            &desc,
+            &st_producer,
+            &st_users,
+            &st_perm,
+            &st_transient,
+            &st_size,
+            &cross,
+            &step,
+            untouched,
+        );
         let mut by_need: Vec<(u64, u32)> = (0..m)
             .map(|v| {
                 let c = &cross[v * st_words..(v + 1) * st_words];
@@ -767,7 +963,20 @@ impl Part {
                     .any(|&w| optimistic[v as usize] + best[w as usize] <= 0)
             })
             .collect();
+        // Storages freed in the part with a few users there: their users may form a block.
+        let blocks = (0..sts.len())
+            .filter(|&k| !st_perm[k] && !st_transient[k])
+            .map(|k| {
+                (0..m as u32)
+                    .filter(|&u| has(&st_users[k * words..(k + 1) * words], u))
+                    .collect::<Vec<u32>>()
+            })
+            .filter(|us| (2..=MAX_BLOCK).contains(&us.len()))
+            .collect();
         Part {
+            blocks,
+            pairs,
+            pair_bits,
             chain_starts,
             succs,
             closable,
@@ -851,9 +1060,105 @@ impl Part {
                 any = self.chain(set, live, log, limit, &mut high);
             }
             if !any {
+                any = self.block(set, live, log, limit, &mut high);
+            }
+            if !any {
                 return high;
             }
         }
+    }
+
+    /// Finds and runs one block for [`Part::closure`]; false if there is none.
+    ///
+    /// A block is the set T of the users still to run of a storage that the part frees (at most
+    /// [`MAX_BLOCK`] ops), all of them ready, such that memory after all of T is at most memory
+    /// after any subset of T (so running T together frees the storage and leaves less than any
+    /// partial run), and some order of T stays under `limit`. Moved to the front of any order it
+    /// never raises what the other ops see: for a subset Y of T run before an op w, memory before
+    /// w drops by the net of T \ Y on top of a larger set, at most its net on top of Y, which is
+    /// not positive (what ops free only grows as more ops have run). Single ops and chains are
+    /// the rules above; this catches ops that free a shared input only together.
+    fn block(
+        &self,
+        set: &mut [u64],
+        live: &mut u64,
+        log: &mut Vec<u32>,
+        limit: u64,
+        high: &mut u64,
+    ) -> bool {
+        let mut scratch = Vec::new();
+        let mut t: Vec<u32> = Vec::with_capacity(MAX_BLOCK);
+        for users in &self.blocks {
+            // Cheap rejections first: most blocks have a user that ran or is not ready.
+            if !users.iter().all(|&u| has(set, u) || self.ready(set, u)) {
+                continue;
+            }
+            t.clear();
+            t.extend(users.iter().copied().filter(|&u| !has(set, u)));
+            if t.len() < 2 {
+                continue;
+            }
+            // Memory after S ∪ Y for every subset Y of T (ready ops are independent, so every
+            // subset is a downset); mem[Y] via Y minus its highest member.
+            let full = (1usize << t.len()) - 1;
+            let mut mem = vec![0i128; full + 1];
+            mem[0] = *live as i128;
+            for y in 1..=full {
+                let top = usize::BITS - 1 - y.leading_zeros();
+                let rest = y & !(1 << top);
+                scratch.clear();
+                scratch.extend_from_slice(set);
+                for (j, &u) in t.iter().enumerate() {
+                    if rest >> j & 1 == 1 {
+                        put(&mut scratch, u);
+                    }
+                }
+                let v = t[top as usize];
+                mem[y] =
+                    mem[rest] + self.alloc[v as usize] as i128 - self.frees(&scratch, v) as i128;
+            }
+            if mem[..full].iter().any(|&x| mem[full] > x) {
+                continue;
+            }
+            // An order of T under `limit`: reachable subsets, each with the member run last.
+            let mut last = vec![u8::MAX; full + 1];
+            last[0] = 0;
+            for y in 0..full {
+                if last[y] == u8::MAX {
+                    continue;
+                }
+                for (j, &v) in t.iter().enumerate() {
+                    let ny = y | 1 << j;
+                    if ny != y
+                        && last[ny] == u8::MAX
+                        && mem[y] + self.step[v as usize] as i128 <= limit as i128
+                    {
+                        last[ny] = j as u8;
+                    }
+                }
+            }
+            if last[full] == u8::MAX {
+                continue;
+            }
+            let mut seq = Vec::with_capacity(t.len());
+            let mut y = full;
+            while y != 0 {
+                let j = last[y] as usize;
+                seq.push(j);
+                y &= !(1 << j);
+            }
+            let mut y = 0usize;
+            for &j in seq.iter().rev() {
+                let v = t[j];
+                *high = (*high).max((mem[y] + self.step[v as usize] as i128) as u64);
+                put(set, v);
+                log.push(v);
+                y |= 1 << j;
+            }
+            *live = mem[full] as u64;
+            return true;
+        }
+        false
     }
 
     /// Finds and runs one chain for [`Part::closure`]; false if there is none.
@@ -954,6 +1259,70 @@ impl Part {
                 .map(|((c, mk), l)| mk | (c & l));
             let need = self.untouched + self.step[ii] + weight(words, &self.st_size);
             worst = worst.max(need);
+        }
+        if worst < cap {
+            worst = worst.max(self.pair_bound(set, scratch, worst));
+        }
+        worst
+    }
+
+    /// The bound `need` of op `i` in [`Part::h`], given the storages live now.
+    fn need(&self, i: usize, live_set: &[u64]) -> u64 {
+        let sw = self.st_words;
+        let cross = &self.cross[i * sw..(i + 1) * sw];
+        let made = &self.made[i * sw..(i + 1) * sw];
+        let words = cross
+            .iter()
+            .zip(made)
+            .zip(live_set)
+            .map(|((c, mk), l)| mk | (c & l));
+        self.untouched + self.step[i] + weight(words, &self.st_size)
+    }
+
+    /// The pair bound (see [`pair_sets`]) from `set`, where `live_set` holds the storages live
+    /// now; only pairs that could beat `worst` are looked at.
+    fn pair_bound(&self, set: &[u64], live_set: &[u64], mut worst: u64) -> u64 {
+        if self.pairs.is_empty() || self.pairs[0].2 <= worst {
+            return worst;
+        }
+        let sw = self.st_words;
+        // Storages not made yet: made in the part by an op still to run.
+        let mut unmade = vec![0u64; sw];
+        for k in 0..self.st_size.len() {
+            let p = self.st_producer[k];
+            if p != NIL && !has(set, p) {
+                put(&mut unmade, k as u32);
+            }
+        }
+        // Each op's `need`, computed when first asked for.
+        let mut needs = vec![u64::MAX; self.m()];
+        for (n, &(u, v, pot, vuv, vvu, wuv, wvu)) in self.pairs.iter().enumerate() {
+            if pot <= worst {
+                break;
+            }
+            if has(set, u) || has(set, v) {
+                continue;
+            }
+            let mut need = |x: u32| {
+                if needs[x as usize] == u64::MAX {
+                    needs[x as usize] = self.need(x as usize, live_set);
+                }
+                needs[x as usize]
+            };
+            // Upper bounds first (the full sets, made or not), then the exact shares.
+            let (nv, nu) = (need(v), need(u));
+            if nv + wuv.max(vuv) <= worst || nu + wvu.max(vvu) <= worst {
+                continue;
+            }
+            let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
+            let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
+            let a = weight(puv.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vuv);
+            let first = nv + a;
+            if first <= worst {
+                continue;
+            }
+            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vvu);
+            worst = worst.max(first.min(nu + b));
         }
         worst
     }

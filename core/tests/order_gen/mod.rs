@@ -271,6 +271,81 @@ pub fn series_parallel(r: &mut Rng, n: usize) -> Graph {
     b.graph()
 }
 
+/// A series-parallel graph like [`series_parallel`] whose 2–4 extra graph outputs (pinned: never
+/// freed) are intermediate tensors, as when a model also returns hidden states.
+pub fn sp_pinned_outputs(r: &mut Rng, n: usize) -> Graph {
+    let mut b = Builder::default();
+    let x = b.tensor(r.size(), r.chance(50));
+    let out = sp(r, &mut b, n, x);
+    b.output(&out);
+    let made: Vec<String> = b
+        .spec
+        .ops
+        .iter()
+        .flat_map(|o| o.outputs.iter().cloned())
+        .collect();
+    for _ in 0..2 + r.below(3) {
+        let t = made[r.below(made.len() as u64) as usize].clone();
+        b.output(&t);
+    }
+    shuffle_ops(r, &mut b);
+    b.graph()
+}
+
+/// Wide fork–joins: stages where one tensor fans out to 4–10 branches (chains of 1–4 ops, some
+/// with a view of their input, a second output nobody reads, or workspace, some reading a
+/// donated input), joined by one op; 2–3 stages in series up to `n` ops.
+pub fn fork_join(r: &mut Rng, n: usize) -> Graph {
+    let mut b = Builder::default();
+    let mut cur = b.tensor(r.size() + 1, false);
+    let donated = b.tensor(r.size() + 1, true);
+    let mut made = 0;
+    while made < n {
+        let left = n - made;
+        let width = (4 + r.below(7) as usize).min(left.saturating_sub(1).max(1));
+        let mut ends = Vec::new();
+        for _ in 0..width {
+            if made + 1 >= n {
+                break;
+            }
+            let len = 1 + r.below(4) as usize;
+            let mut t = cur.clone();
+            for k in 0..len {
+                if made + 1 >= n {
+                    break;
+                }
+                let mut inputs = vec![t.clone()];
+                if k == 0 && r.chance(20) {
+                    inputs.push(donated.clone());
+                }
+                let o = b.tensor(r.size(), false);
+                let mut outputs = vec![o.clone()];
+                if r.chance(10) {
+                    outputs.push(b.tensor(r.size(), false));
+                }
+                if r.chance(10) {
+                    let v = b.view(&t);
+                    outputs.push(v);
+                }
+                b.op(inputs, outputs, workspace(r));
+                made += 1;
+                t = o;
+            }
+            ends.push(t);
+        }
+        if ends.is_empty() {
+            ends.push(cur.clone());
+        }
+        let j = b.tensor(r.size() + 1, false);
+        b.op(ends, vec![j.clone()], workspace(r));
+        made += 1;
+        cur = j;
+    }
+    b.output(&cur);
+    shuffle_ops(r, &mut b);
+    b.graph()
+}
+
 fn sp(r: &mut Rng, b: &mut Builder, n: usize, input: String) -> String {
     if n == 1 {
         let t = b.tensor(r.size(), false);
