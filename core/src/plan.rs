@@ -188,6 +188,8 @@ pub struct PlanOptions {
     pub budget_ms: Option<f64>,
     /// Most states a search may expand.
     pub max_states: u64,
+    /// Most bytes an exact search's state table may hold ([`Budget::max_memory_bytes`]).
+    pub max_memory_bytes: u64,
 }
 
 impl Default for PlanOptions {
@@ -196,6 +198,7 @@ impl Default for PlanOptions {
             method: Method::Auto,
             budget_ms: Some(100.0),
             max_states: 2_000_000,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
         }
     }
 }
@@ -285,6 +288,7 @@ fn make_budget<'a>(
     hooks: &Hooks<'a>,
 ) -> Budget<'a> {
     let mut b = Budget::new(clock, opts.budget_ms.map(|b| start + b), opts.max_states);
+    b.max_memory_bytes = opts.max_memory_bytes;
     b.cancel = hooks.cancel;
     b.progress = hooks.progress;
     b

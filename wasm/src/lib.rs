@@ -172,7 +172,7 @@ fn read_graph(graph: &JsValue) -> JsResult<Graph> {
     Ok(Graph::from_json(&text)?)
 }
 
-/// `{method?, budget_ms?, max_states?}`. Read through JSON text like the graph: `JSON.stringify`
+/// `{method?, budget_ms?, max_states?, max_memory_mb?}`. Read through JSON text like the graph: `JSON.stringify`
 /// is the one JS call, and it reports throwing getters, proxies, BigInts and cycles as errors
 /// (an exception unwinding through wasm frames would skip Rust's clean-up instead). NaN and
 /// Infinity become `null` in JSON, so `null` is refused rather than read as "not given".
@@ -191,9 +191,9 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
         _ => return Err(not_object()),
     };
     let known = if allow_method {
-        "method, budget_ms, max_states"
+        "method, budget_ms, max_states, max_memory_mb"
     } else {
-        "budget_ms, max_states"
+        "budget_ms, max_states, max_memory_mb"
     };
     for (key, value) in &map {
         match key.as_str() {
@@ -215,6 +215,12 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
                 opts.max_states = value.as_u64().ok_or_else(|| {
                     JsErr::invalid("options: max_states must be a whole number >= 0 below 2^64")
                 })?;
+            }
+            "max_memory_mb" => {
+                let mb = value.as_u64().ok_or_else(|| {
+                    JsErr::invalid("options: max_memory_mb must be a whole number >= 0 below 2^64")
+                })?;
+                opts.max_memory_bytes = mb.saturating_mul(1 << 20);
             }
             _ => {
                 return Err(JsErr::invalid(format!(

@@ -49,6 +49,9 @@ enum Command {
         /// Most states a search may expand.
         #[arg(long, default_value_t = 2_000_000)]
         max_states: u64,
+        /// Most memory the exact search's state table may hold, in MiB (default 1 GiB).
+        #[arg(long, default_value_t = 1024)]
+        max_memory_mb: u64,
         /// Print exact JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -71,6 +74,9 @@ enum Command {
         /// Most states a search may expand.
         #[arg(long, default_value_t = 2_000_000)]
         max_states: u64,
+        /// Most memory the exact search's state table may hold, in MiB (default 1 GiB).
+        #[arg(long, default_value_t = 1024)]
+        max_memory_mb: u64,
         #[arg(long)]
         json: bool,
     },
@@ -171,15 +177,30 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             method,
             budget_ms,
             max_states,
+            max_memory_mb,
             json,
-        } => plan::run(&graph, &method, budget_ms, max_states, json),
+        } => plan::run(
+            &graph,
+            &method,
+            budget_ms,
+            max_states,
+            max_memory_mb.saturating_mul(1 << 20),
+            json,
+        ),
         Command::Simulate { graph, order, json } => simulate::run(&graph, &order, json),
         Command::Compare {
             graph,
             budget_ms,
             max_states,
+            max_memory_mb,
             json,
-        } => compare::run(&graph, budget_ms, max_states, json),
+        } => compare::run(
+            &graph,
+            budget_ms,
+            max_states,
+            max_memory_mb.saturating_mul(1 << 20),
+            json,
+        ),
         Command::Run {
             graph,
             device,
