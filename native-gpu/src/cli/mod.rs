@@ -44,7 +44,7 @@ enum Command {
         #[arg(long, short, default_value = "auto")]
         method: String,
         /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// Most states a search may expand.
         #[arg(long, default_value_t = 2_000_000)]
@@ -69,7 +69,7 @@ enum Command {
     Compare {
         /// Graph JSON file, or `-` for stdin.
         graph: PathBuf,
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// Most states a search may expand.
         #[arg(long, default_value_t = 2_000_000)]
@@ -98,7 +98,7 @@ enum Command {
         #[arg(long)]
         compare: bool,
         /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         #[arg(long)]
         json: bool,
@@ -118,7 +118,7 @@ enum Command {
         #[arg(long)]
         peak_limit: Option<u64>,
         /// Time budget for the whole search, in milliseconds.
-        #[arg(long, default_value_t = 2000.0)]
+        #[arg(long, default_value_t = 2000.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// Also write the fused graph (memory-aware) to this JSON file.
         #[arg(long, short)]
@@ -135,7 +135,7 @@ enum Command {
         #[arg(long, short)]
         method: Option<String>,
         /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// The HTML file to write.
         #[arg(long, short)]
@@ -167,6 +167,15 @@ enum ImportFormat {
         #[arg(long = "assume-dim", value_name = "NAME=VALUE", value_parser = import::parse_assume_dim)]
         assume_dim: Vec<(String, u64)>,
     },
+}
+
+/// A time budget: a finite number of milliseconds >= 0. NaN would make a deadline that never
+/// passes, so it is refused like any other bad number (exit code 2).
+fn parse_budget_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
+        _ => Err(format!("{s:?} is not a number of milliseconds >= 0")),
+    }
 }
 
 /// Runs a parsed command line.
