@@ -58,14 +58,21 @@ pub const PART_BOUND_MAX_OPS: usize = 20_000;
 /// (parts of up to [`crate::order::exact::MAX_PART_OPS`] ops), for graphs of up to
 /// [`PART_BOUND_MAX_OPS`] ops.
 pub fn part_lower_bound(g: &Graph) -> u64 {
+    part_lower_bound_until(g, &|| false)
+}
+
+/// [`part_lower_bound`], weaker (but still true) when `stop()` turns true before every part's
+/// bound is in: a plan computes it after its search, inside the same deadline.
+pub fn part_lower_bound_until(g: &Graph, stop: &dyn Fn() -> bool) -> u64 {
     let base = lower_bound(g);
-    if g.num_ops() > PART_BOUND_MAX_OPS {
+    if g.num_ops() > PART_BOUND_MAX_OPS || stop() {
         return base;
     }
     let order = crate::order::greedy::greedy_order(g);
-    base.max(crate::order::exact::cut_part_bound(
+    base.max(crate::order::exact::cut_part_bound_until(
         g,
         &order,
         crate::order::exact::MAX_PART_OPS,
+        stop,
     ))
 }

@@ -21,6 +21,7 @@ pub fn check_all_methods(g: &Graph, max_states: u64) -> Result<(), String> {
             method,
             budget_ms: None,
             max_states,
+            ..PlanOptions::default()
         };
         let p = match plan(g, &opts, &NoClock) {
             Ok(p) => p,

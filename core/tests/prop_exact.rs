@@ -75,7 +75,7 @@ proptest! {
     #[test]
     fn auto_plan_is_optimal(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
-        let opts = PlanOptions { method: Method::Auto, budget_ms: None, max_states: u64::MAX };
+        let opts = PlanOptions { method: Method::Auto, budget_ms: None, max_states: u64::MAX, ..PlanOptions::default() };
         let p = plan(&g, &opts, &NoClock).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let best = brute_force(&g);
         prop_assert!(p.optimal);

@@ -161,6 +161,7 @@ fn check_all(g: &Graph) -> Result<(), TestCaseError> {
             method: m,
             budget_ms: None,
             max_states: 10_000,
+            ..PlanOptions::default()
         };
         match plan(g, &opts, &NoClock) {
             Ok(p) => {

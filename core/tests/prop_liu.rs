@@ -78,6 +78,7 @@ fn deep_in_trees_do_not_recurse() {
         method: Method::Auto,
         budget_ms: None,
         max_states: 1000,
+        ..PlanOptions::default()
     };
     let p = plan(&g, &opts, &NoClock).unwrap();
     assert!(p.optimal);

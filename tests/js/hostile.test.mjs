@@ -80,7 +80,7 @@ test('hostile JS values throw only coded errors', () => {
   ];
   const orders = [undefined, null, 1, 'x', [null], [1n], cyclic, { order: 'x' }, { order: [1] }, [[]], throwingGetter];
   const options = [undefined, null, 1, 'x', [], { method: 1 }, { budget_ms: Infinity }, { max_states: 2 ** 64 },
-    { max_states: -1 }, { budget_ms: 1n }, cyclic, throwingGetter, { method: 'x'.repeat(100000) }];
+    { max_states: -1 }, { max_memory_mb: -1 }, { max_memory_mb: 1.5 }, { max_memory_mb: 'x' }, { budget_ms: 1n }, cyclic, throwingGetter, { method: 'x'.repeat(100000) }];
   for (const v of values) {
     for (const o of orders) poke(v, o, undefined);
     stillWorks();
@@ -149,5 +149,12 @@ test('byte counts above 2^53 are refused as too_large or handled exactly, never 
     assert.equal(e.code, 'too_large');
   }
   assert.equal(fused, undefined, 'nor can fuse report it');
+  stillWorks();
+});
+
+test('max_memory_mb caps the exact search and is checked', () => {
+  const p = po.plan(seedGraph(), { method: 'exact', max_memory_mb: 0 });
+  assert.equal(p.peak_bytes, SEED_PEAK, 'a zero cap stops the search at once; the incumbent stays');
+  assert.throws(() => po.plan(seedGraph(), { max_memory_mb: -1 }), (e) => e.code === 'invalid_argument');
   stillWorks();
 });

@@ -232,16 +232,16 @@ fn unknown_option(key: &str, known: &str) -> JsErr {
     ))
 }
 
-/// `{method?, budget_ms?, max_states?}` (`method` only where `allow_method`).
+/// `{method?, budget_ms?, max_states?, max_memory_mb?}` (`method` only where `allow_method`).
 fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> {
     let mut opts = PlanOptions::default();
     let Some(map) = options_map(options)? else {
         return Ok(opts);
     };
     let known = if allow_method {
-        "method, budget_ms, max_states"
+        "method, budget_ms, max_states, max_memory_mb"
     } else {
-        "budget_ms, max_states"
+        "budget_ms, max_states, max_memory_mb"
     };
     for (key, value) in &map {
         match key.as_str() {
@@ -253,6 +253,9 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
             }
             "budget_ms" => opts.budget_ms = Some(budget_ms_option(value)?),
             "max_states" => opts.max_states = whole_option(key, value)?,
+            "max_memory_mb" => {
+                opts.max_memory_bytes = whole_option(key, value)?.saturating_mul(1 << 20);
+            }
             _ => return Err(unknown_option(key, known)),
         }
     }

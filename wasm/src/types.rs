@@ -58,12 +58,15 @@ export interface PlanOptions {
   budget_ms?: number;
   /** Most search states a search may expand. Default 2,000,000. */
   max_states?: number;
+  /** Most memory the exact search's state table may hold, in MiB. Default 1024. */
+  max_memory_mb?: number;
 }
 
 /** Options of `compare` (it runs every method, so there is no `method`). */
 export interface CompareOptions {
   budget_ms?: number;
   max_states?: number;
+  max_memory_mb?: number;
 }
 
 /** What `validate` reports. Byte counts are exact integers (below 2^53). */

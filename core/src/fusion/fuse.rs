@@ -62,6 +62,7 @@ pub fn best_plan(g: &Graph, budget: &Budget, hints: &[Vec<OpIx>]) -> Result<Plan
                 .map_or(PLAN_CALL_MS, |d| (d - now).clamp(0.0, PLAN_CALL_MS)),
         ),
         max_states: budget.max_states.min(PLAN_CALL_STATES),
+        max_memory_bytes: budget.max_memory_bytes,
     };
     let p = plan(g, &opts, budget.clock)?;
     let mut best = (p.order_ix, p.peak_bytes);

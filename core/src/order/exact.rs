@@ -97,6 +97,17 @@ pub fn cut_positions(g: &Graph, order: &[OpIx]) -> Vec<usize> {
 /// `max_part_ops` ops gets the bound of the search's `h` at its start. See
 /// [`crate::bounds::part_lower_bound`].
 pub fn cut_part_bound(g: &Graph, order: &[OpIx], max_part_ops: usize) -> u64 {
+    cut_part_bound_until(g, order, max_part_ops, &|| false)
+}
+
+/// [`cut_part_bound`], skipping the remaining parts' crossing bounds once `stop()` is true (a
+/// part of [`MAX_PART_OPS`] ops costs tens of milliseconds, and a plan's deadline covers it).
+pub fn cut_part_bound_until(
+    g: &Graph,
+    order: &[OpIx],
+    max_part_ops: usize,
+    stop: &dyn Fn() -> bool,
+) -> u64 {
     let n = order.len();
     let mut state = MemState::new(g);
     let mut live_before = Vec::with_capacity(n);
@@ -113,7 +124,7 @@ pub fn cut_part_bound(g: &Graph, order: &[OpIx], max_part_ops: usize) -> u64 {
     let mut start = 0;
     let cuts = cut_positions(g, order);
     for c in cuts.iter().copied().chain(std::iter::once(n)) {
-        if c > start && c - start <= max_part_ops {
+        if c > start && c - start <= max_part_ops && !stop() {
             let part = Part::new(g, order, &pos, start, c, live_before[start]);
             bound = bound.max(part.static_bound());
         }
@@ -1409,8 +1420,8 @@ impl Part {
         // so that plateaus of equal f are searched depth-first.
         let mut open: BinaryHeap<Reverse<OpenEntry>> = BinaryHeap::new();
         let full_count = m as u32;
-        // Key words, record and hash slot (with load-factor slack) per state; open entries apart.
-        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>() + 8) as u64;
+        // Key words and record per state; the hash table and open entries apart.
+        let bytes_per_state = (w * 8 + std::mem::size_of::<Rec>()) as u64;
         let bytes_per_open = std::mem::size_of::<OpenEntry>() as u64;
         // The best order known (the incumbent, improved by greedy completions of popped states)
         // and its peak: only strictly better paths are searched.
@@ -1459,9 +1470,12 @@ impl Part {
                 goal = Some(id);
                 break;
             }
+            // The hash table is counted three times over: growing it allocates a table twice
+            // its size while the old one still holds every id, and the cap must hold then too.
             let bytes = recs.len() as u64 * bytes_per_state
                 + log.len() as u64 * 4
-                + open.len() as u64 * bytes_per_open;
+                + open.len() as u64 * bytes_per_open
+                + 3 * table.allocation_size() as u64;
             if ctx.tick(bytes, lb) {
                 break;
             }

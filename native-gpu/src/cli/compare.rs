@@ -11,11 +11,18 @@ use super::search::{install_ctrl_c, ProgressLine, CANCEL};
 use super::table::{ms, Table};
 use super::{CliError, StdClock};
 
-pub fn run(path: &Path, budget_ms: f64, max_states: u64, json: bool) -> Result<(), CliError> {
+pub fn run(
+    path: &Path,
+    budget_ms: f64,
+    max_states: u64,
+    max_memory_bytes: u64,
+    json: bool,
+) -> Result<(), CliError> {
     let g = read_graph(path)?;
     let opts = PlanOptions {
         budget_ms: Some(budget_ms),
         max_states,
+        max_memory_bytes,
         ..PlanOptions::default()
     };
     install_ctrl_c();

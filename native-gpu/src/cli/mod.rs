@@ -44,11 +44,14 @@ enum Command {
         #[arg(long, short, default_value = "auto")]
         method: String,
         /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// Most states a search may expand.
         #[arg(long, default_value_t = 2_000_000)]
         max_states: u64,
+        /// Most memory the exact search's state table may hold, in MiB (default 1 GiB).
+        #[arg(long, default_value_t = 1024)]
+        max_memory_mb: u64,
         /// Print exact JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -66,11 +69,14 @@ enum Command {
     Compare {
         /// Graph JSON file, or `-` for stdin.
         graph: PathBuf,
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// Most states a search may expand.
         #[arg(long, default_value_t = 2_000_000)]
         max_states: u64,
+        /// Most memory the exact search's state table may hold, in MiB (default 1 GiB).
+        #[arg(long, default_value_t = 1024)]
+        max_memory_mb: u64,
         #[arg(long)]
         json: bool,
     },
@@ -92,7 +98,7 @@ enum Command {
         #[arg(long)]
         compare: bool,
         /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         #[arg(long)]
         json: bool,
@@ -112,7 +118,7 @@ enum Command {
         #[arg(long)]
         peak_limit: Option<u64>,
         /// Time budget for the whole search, in milliseconds.
-        #[arg(long, default_value_t = 2000.0)]
+        #[arg(long, default_value_t = 2000.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// Also write the fused graph (memory-aware) to this JSON file.
         #[arg(long, short)]
@@ -129,7 +135,7 @@ enum Command {
         #[arg(long, short)]
         method: Option<String>,
         /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
         /// The HTML file to write.
         #[arg(long, short)]
@@ -163,6 +169,15 @@ enum ImportFormat {
     },
 }
 
+/// A time budget: a finite number of milliseconds >= 0. NaN would make a deadline that never
+/// passes, so it is refused like any other bad number (exit code 2).
+fn parse_budget_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
+        _ => Err(format!("{s:?} is not a number of milliseconds >= 0")),
+    }
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
@@ -171,15 +186,30 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             method,
             budget_ms,
             max_states,
+            max_memory_mb,
             json,
-        } => plan::run(&graph, &method, budget_ms, max_states, json),
+        } => plan::run(
+            &graph,
+            &method,
+            budget_ms,
+            max_states,
+            max_memory_mb.saturating_mul(1 << 20),
+            json,
+        ),
         Command::Simulate { graph, order, json } => simulate::run(&graph, &order, json),
         Command::Compare {
             graph,
             budget_ms,
             max_states,
+            max_memory_mb,
             json,
-        } => compare::run(&graph, budget_ms, max_states, json),
+        } => compare::run(
+            &graph,
+            budget_ms,
+            max_states,
+            max_memory_mb.saturating_mul(1 << 20),
+            json,
+        ),
         Command::Run {
             graph,
             device,

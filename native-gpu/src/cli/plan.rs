@@ -15,6 +15,7 @@ pub fn run(
     method: &str,
     budget_ms: f64,
     max_states: u64,
+    max_memory_bytes: u64,
     json: bool,
 ) -> Result<(), CliError> {
     let g = read_graph(path)?;
@@ -23,6 +24,7 @@ pub fn run(
         method,
         budget_ms: Some(budget_ms),
         max_states,
+        max_memory_bytes,
     };
     install_ctrl_c();
     let line = ProgressLine::new();
