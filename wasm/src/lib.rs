@@ -14,6 +14,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+#[cfg(target_arch = "wasm32")]
+mod heap;
 mod types;
 
 // ---------------------------------------------------------------------------------------------

@@ -1,11 +1,8 @@
 // Issue 10: 1,000,000-op graphs planned in wasm. Everything in the core is iterative, so nothing
 // may overflow wasm's small stack; a stack overflow would surface as a RangeError or a
 // WebAssembly.RuntimeError. Each plan is re-checked by `simulate`, and the module stays usable.
-//
-// Not a *.test.mjs (so `node --test tests/js/*.test.mjs` and CI skip it): on the shared
-// development machine the first call on a 100,000-op or larger graph in a fresh module took from
-// seconds to many minutes (docs/limits.md, "wasm: large graphs"); run it by hand:
-//   node --test tests/js/large.mjs
+// (About 10 s each: the wasm heap grows geometrically, wasm/src/heap.rs; with std's page-by-page
+// growth the first call on such a graph took minutes.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as po from 'peakorder';
