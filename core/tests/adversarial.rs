@@ -1,51 +1,16 @@
 //! Huge and deep graphs: nothing recursive may overflow the stack, nothing may go quadratic.
 //! (Speed is measured by benchmarks; these only check that the work completes and is right.)
 
-use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+mod big_graphs;
+
+use big_graphs::{chain, op, spec, t};
+use peakorder::format::TensorSpec;
 use peakorder::order::greedy::greedy_order;
 use peakorder::{lower_bound, peak_of, simulate, Graph};
 
-fn t(id: String, bytes: u64) -> TensorSpec {
-    TensorSpec {
-        id,
-        bytes: Some(bytes),
-        ..Default::default()
-    }
-}
-
-fn op(id: String, inputs: Vec<String>, outputs: Vec<String>) -> OpSpec {
-    OpSpec {
-        id,
-        inputs,
-        outputs,
-        ..Default::default()
-    }
-}
-
-fn spec(tensors: Vec<TensorSpec>, ops: Vec<OpSpec>, outputs: Vec<String>) -> GraphSpec {
-    GraphSpec {
-        format: None,
-        tensors,
-        ops,
-        outputs,
-        meta: None,
-    }
-}
-
 #[test]
 fn million_op_chain() {
-    let n = 1_000_000;
-    let tensors = (0..=n).map(|i| t(format!("t{i}"), 8)).collect();
-    let ops = (0..n)
-        .map(|i| {
-            op(
-                format!("op{i}"),
-                vec![format!("t{i}")],
-                vec![format!("t{}", i + 1)],
-            )
-        })
-        .collect();
-    let g = Graph::from_spec(spec(tensors, ops, vec![format!("t{n}")])).unwrap();
+    let g = chain(1_000_000);
     let order = greedy_order(&g);
     // Input pinned (8) + one intermediate + the output being written.
     assert_eq!(simulate(&g, &order).unwrap().peak_bytes, 24);

@@ -7,7 +7,10 @@
 
 use std::time::Instant;
 
-use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+mod big_graphs;
+
+use big_graphs::{chain, op, spec, t};
+use peakorder::format::TensorSpec;
 use peakorder::{lower_bound, plan, simulate, Clock, Graph, Method, PlanOptions};
 
 /// Wall-clock time for deadlines: the core has no clock of its own.
@@ -17,47 +20,6 @@ impl Clock for StdClock {
     fn now_ms(&self) -> f64 {
         self.0.elapsed().as_secs_f64() * 1e3
     }
-}
-
-fn t(id: String, bytes: u64) -> TensorSpec {
-    TensorSpec {
-        id,
-        bytes: Some(bytes),
-        ..Default::default()
-    }
-}
-
-fn op(id: String, inputs: Vec<String>, outputs: Vec<String>) -> OpSpec {
-    OpSpec {
-        id,
-        inputs,
-        outputs,
-        ..Default::default()
-    }
-}
-
-fn spec(tensors: Vec<TensorSpec>, ops: Vec<OpSpec>, outputs: Vec<String>) -> GraphSpec {
-    GraphSpec {
-        format: None,
-        tensors,
-        ops,
-        outputs,
-        meta: None,
-    }
-}
-
-fn chain(n: usize) -> Graph {
-    let tensors = (0..=n).map(|i| t(format!("t{i}"), 8)).collect();
-    let ops = (0..n)
-        .map(|i| {
-            op(
-                format!("op{i}"),
-                vec![format!("t{i}")],
-                vec![format!("t{}", i + 1)],
-            )
-        })
-        .collect();
-    Graph::from_spec(spec(tensors, ops, vec![format!("t{n}")])).unwrap()
 }
 
 /// A binary in-tree with `leaves` leaf ops (2 × leaves − 1 ops in all), sizes varying so that
