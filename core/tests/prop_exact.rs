@@ -7,7 +7,7 @@ use order_gen::{
 };
 use peakorder::bounds::{lower_bound, part_lower_bound};
 use peakorder::order::auto::auto_order;
-use peakorder::order::exact::exact_search;
+use peakorder::order::exact::{check_bound_admissible, exact_search};
 use peakorder::order::greedy::greedy_order;
 use peakorder::plan::Budget;
 use peakorder::simulate::simulate;
@@ -53,6 +53,15 @@ proptest! {
         let r = exact_matches_brute_force(kind, seed, n)?;
         // Finished: its bound is the optimum it proved (r.peak, the brute-force optimum).
         prop_assert_eq!(r.lower_bound, r.peak);
+    }
+
+    /// The search's bound never exceeds what the best completion of a set of ops needs, at
+    /// every downset (checked against dynamic programming over all of them).
+    #[test]
+    fn bound_is_admissible_everywhere(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=12) {
+        let g = graph(kind, seed, n);
+        let r = check_bound_admissible(&g, &greedy_order(&g));
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 
     /// With a tiny budget, exact search still returns a valid order, a true lower bound, and

@@ -136,6 +136,78 @@ pub fn cut_part_bound_until(
     bound
 }
 
+/// Checks that the search's bound is admissible on `g` (at most 16 ops), for the property
+/// tests: for every downset S of the whole graph (one part, in `order`, a topological order),
+/// `h(S)` is at most the least peak of the steps of any completion of S, found by dynamic
+/// programming over all downsets. Returns the first violation.
+#[doc(hidden)]
+pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
+    let n = order.len();
+    assert!(n <= 16, "too many ops to enumerate");
+    let mut pos = vec![0usize; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let live0 = MemState::new(g).live();
+    let part = Part::new(g, order, &pos, 0, n, live0);
+    let full = (1usize << n) - 1;
+    let preds: Vec<usize> = (0..n)
+        .map(|i| {
+            g.preds(order[i])
+                .iter()
+                .fold(0, |m, &p| m | 1 << pos[p as usize])
+        })
+        .collect();
+    let is_down = |s: usize| (0..n).all(|i| s >> i & 1 == 0 || preds[i] & !s == 0);
+    let words = |s: usize| {
+        let mut w = vec![0u64; part.words];
+        w[0] = s as u64;
+        w
+    };
+    // Memory after each downset, in increasing order (a downset minus its highest op is one).
+    let mut live = vec![u64::MAX; full + 1];
+    live[0] = live0;
+    for s in 1..=full {
+        if !is_down(s) {
+            continue;
+        }
+        let top = (0..n).rev().find(|&i| s >> i & 1 == 1).expect("non-empty");
+        let rest = s & !(1 << top);
+        live[s] = live[rest] + part.alloc[top] - part.frees(&words(rest), top as u32);
+    }
+    // Least peak of the remaining steps, from the full set down.
+    let mut cost = vec![u64::MAX; full + 1];
+    cost[full] = 0;
+    for s in (0..full).rev() {
+        if live[s] == u64::MAX {
+            continue;
+        }
+        cost[s] = (0..n)
+            .filter(|&i| s >> i & 1 == 0 && preds[i] & !s == 0)
+            .map(|i| (live[s] + part.step[i]).max(cost[s | 1 << i]))
+            .min()
+            .expect("a ready op");
+    }
+    let mut scratch = vec![0u64; part.st_words];
+    for s in 0..=full {
+        if live[s] == u64::MAX {
+            continue;
+        }
+        let h = part.h(&words(s), live[s], &mut scratch, u64::MAX);
+        if h > cost[s] {
+            let ran: Vec<&str> = (0..n)
+                .filter(|&i| s >> i & 1 == 1)
+                .map(|i| g.ops()[order[i] as usize].id.as_str())
+                .collect();
+            return Err(format!(
+                "after {ran:?} the bound is {h} but a completion peaks at {}",
+                cost[s]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The result of an exact search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exact {
@@ -516,6 +588,8 @@ struct Part {
     // Local storages: size, producer (local op or NIL if made before the part), users (local op
     // bitset), never freed inside the part, freed right after its producer.
     st_size: Vec<u64>,
+    /// Sums of `st_size` over storage bitsets.
+    sums: ByteSums,
     st_producer: Vec<u32>,
     st_users: Vec<u64>,
     st_perm: Vec<bool>,
@@ -531,8 +605,9 @@ struct Part {
     by_need: Vec<(u64, u32)>,
     /// Per op: its in-part predecessors as an op bitset.
     pred_mask: Vec<u64>,
-    /// Ops that can free at least what they allocate (the only ones the closure may run).
-    closable: Vec<u32>,
+    /// Ops that can free at least what they allocate (the only ones the closure may run), as
+    /// an op bitset.
+    closable: Vec<u64>,
     /// In-part successors of each op.
     succs: Vec<Vec<u32>>,
     /// Ops that can start a chain for [`Part::chain`]: some successor chain from them could end
@@ -543,9 +618,15 @@ struct Part {
     /// (storage bitsets, see [`pair_sets`]).
     pairs: Vec<Pair>,
     pair_bits: Vec<u64>,
+    /// Per op: its pairs, and the most they can add to its bound (see [`pairs_by_op`]).
+    op_pairs: Vec<Vec<u32>>,
+    share_in: Vec<u64>,
+    extra_first: Vec<u64>,
     /// The in-part users of each storage that the part frees and that 2 to [`MAX_BLOCK`] ops
     /// use, for [`Part::block`].
     blocks: Vec<Vec<u32>>,
+    /// The same users as op bitsets, `words` per block.
+    block_masks: Vec<u64>,
 }
 
 /// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
@@ -556,6 +637,11 @@ struct Rec {
     g: u64,
     /// The admissible bound `h` of this state.
     h: u64,
+    /// Whether `h` includes the pair bound (computed only when the state is first popped: most
+    /// states generated are never popped).
+    paired: bool,
+    /// The pair that gave `h` (or a pair to try first: the parent's), NIL if none.
+    witness: u32,
     live: u64,
     parent: u32,
     log_at: u32,
@@ -590,6 +676,56 @@ fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
         }
     }
     total
+}
+
+/// Sums of storage sizes over bitsets, a byte at a time: per byte of the bitset, the sum for
+/// each of its 256 values (the search sums sets millions of times; a bit at a time was most of
+/// its cost). Parts with more storages than [`ByteSums::MAX_WORDS`] words sum bit by bit.
+struct ByteSums {
+    table: Vec<u64>,
+    size: Vec<u64>,
+}
+
+impl ByteSums {
+    const MAX_WORDS: usize = 8;
+
+    fn new(size: &[u64]) -> ByteSums {
+        let words = size.len().div_ceil(64);
+        let mut table = Vec::new();
+        if words <= Self::MAX_WORDS {
+            table = vec![0u64; words * 8 * 256];
+            for byte in 0..words * 8 {
+                let t = &mut table[byte * 256..(byte + 1) * 256];
+                for b in 1..256usize {
+                    let low = b.trailing_zeros() as usize;
+                    t[b] = t[b & (b - 1)] + size.get(byte * 8 + low).copied().unwrap_or(0);
+                }
+            }
+        }
+        ByteSums {
+            table,
+            size: size.to_vec(),
+        }
+    }
+
+    /// Sum of the sizes over the set bits of `words`.
+    #[inline]
+    fn sum(&self, words: impl Iterator<Item = u64>) -> u64 {
+        if self.table.is_empty() {
+            return weight(words, &self.size);
+        }
+        let mut total = 0;
+        for (k, w) in words.enumerate() {
+            if w == 0 {
+                continue;
+            }
+            let t = &self.table[k * 8 * 256..(k + 1) * 8 * 256];
+            for byte in 0..8 {
+                total += t[byte * 256 + (w >> (8 * byte) & 0xff) as usize];
+            }
+        }
+        total
+    }
 }
 
 /// Parts larger than this get no pair bound (its tables grow with the square of the ops).
@@ -629,9 +765,9 @@ fn pair_sets(
     cross: &[u64],
     step: &[u64],
     untouched: u64,
-) -> (Vec<Pair>, Vec<u64>) {
+) -> PairTables {
     if !(2..=MAX_PAIR_OPS).contains(&m) {
-        return (Vec::new(), Vec::new());
+        return PairTables::default();
     }
     let ns = st_size.len();
     // made_star[x]: storages made by x or an ancestor of x; made_anc[x]: by a strict ancestor;
@@ -693,6 +829,28 @@ fn pair_sets(
             row[x] = best;
         }
     }
+    // hops[u]: for each storage k that u makes, the widest path bottleneck from u to each x
+    // over paths whose first storage is k (0 if none).
+    let mut hops: Vec<Vec<(u32, Vec<u64>)>> = vec![Vec::new(); m];
+    for k in 0..ns {
+        let u = st_producer[k];
+        if u == NIL || st_transient[k] {
+            continue;
+        }
+        let u = u as usize;
+        let users = &st_users[k * words..(k + 1) * words];
+        let mut row = vec![0u64; m];
+        for x in u + 1..m {
+            let mut best = if has(users, x as u32) { st_size[k] } else { 0 };
+            for &(p, size) in &into[x] {
+                if (p as usize) > u {
+                    best = best.max(row[p as usize].min(size));
+                }
+            }
+            row[x] = best;
+        }
+        hops[u].push((k as u32, row));
+    }
     let need_max = |x: usize| {
         untouched
             + step[x]
@@ -713,9 +871,13 @@ fn pair_sets(
             if has(&anc[v * words..(v + 1) * words], u as u32) {
                 continue;
             }
-            // Valleys through common descendants.
+            // Valleys through common descendants; and the valleys of paths whose first storage
+            // is not in P (so they add to it).
             let (mut vuv, mut vvu) = (0u64, 0u64);
+            let (mut suv, mut svu) = (0u64, 0u64);
             let dv = &desc[v * words..(v + 1) * words];
+            let after_u = &after[u * st_words..(u + 1) * st_words];
+            let after_v = &after[v * st_words..(v + 1) * st_words];
             for (wi, (a, b)) in du.iter().zip(dv).enumerate() {
                 let mut common = a & b;
                 while common != 0 {
@@ -723,25 +885,56 @@ fn pair_sets(
                     common &= common - 1;
                     vuv = vuv.max(bott[u * m + x]);
                     vvu = vvu.max(bott[v * m + x]);
+                    for (k, row) in &hops[u] {
+                        if !has(after_v, *k) {
+                            suv = suv.max(row[x]);
+                        }
+                    }
+                    for (k, row) in &hops[v] {
+                        if !has(after_u, *k) {
+                            svu = svu.max(row[x]);
+                        }
+                    }
                 }
             }
+            // While the first of the two runs, what the second (or a descendant) still needs
+            // is live too: beyond the first's own `cross`, that can add `extra`.
+            let cu = &cross[u * st_words..(u + 1) * st_words];
+            let cv = &cross[v * st_words..(v + 1) * st_words];
+            let extra_u = weight(cv.iter().zip(cu).map(|(x, y)| x & !y), st_size);
+            let extra_v = weight(cu.iter().zip(cv).map(|(x, y)| x & !y), st_size);
             let wuv = p_weight(u, v);
-            let a = wuv.max(vuv);
-            if a == 0 {
+            let a = (wuv + suv).max(vuv);
+            if a == 0 && extra_u == 0 {
                 continue;
             }
             let wvu = p_weight(v, u);
-            let b = wvu.max(vvu);
-            if b == 0 {
+            let b = (wvu + svu).max(vvu);
+            if b == 0 && extra_v == 0 {
                 continue;
             }
-            let pot = (need_max(v) + a).min(need_max(u) + b);
+            let pot = (need_max(v) + a)
+                .max(need_max(u) + extra_u)
+                .min((need_max(u) + b).max(need_max(v) + extra_v));
             let puv = (0..st_words).map(|w| p_word(u, v, w)).collect();
             let pvu = (0..st_words).map(|w| p_word(v, u, w)).collect();
-            found.push(((u as u32, v as u32, pot, vuv, vvu, wuv, wvu), puv, pvu));
+            let pair = Pair {
+                u: u as u32,
+                v: v as u32,
+                pot,
+                vuv,
+                vvu,
+                suv,
+                svu,
+                a_max: a,
+                b_max: b,
+                extra_u,
+                extra_v,
+            };
+            found.push((pair, puv, pvu));
         }
     }
-    found.sort_unstable_by_key(|x| Reverse(x.0 .2));
+    found.sort_unstable_by_key(|x| Reverse(x.0.pot));
     found.truncate(MAX_PAIRS);
     let mut pairs = Vec::with_capacity(found.len());
     let mut bits = Vec::with_capacity(found.len() * 2 * st_words);
@@ -750,12 +943,58 @@ fn pair_sets(
         bits.extend_from_slice(&puv);
         bits.extend_from_slice(&pvu);
     }
-    (pairs, bits)
+    PairTables { pairs, bits }
 }
 
-/// A pair of the pair bound: (u, v, static potential, V(u, v), V(v, u), weight of P(u, v),
-/// weight of P(v, u)); see [`pair_sets`].
-type Pair = (u32, u32, u64, u64, u64, u64, u64);
+/// What [`pair_sets`] computes: the pairs, and their sets P(u, v) and P(v, u) (`st_words` words
+/// each, in that order per pair).
+#[derive(Default)]
+struct PairTables {
+    pairs: Vec<Pair>,
+    bits: Vec<u64>,
+}
+
+/// A pair of the pair bound; see [`pair_sets`].
+#[derive(Clone, Copy)]
+struct Pair {
+    u: u32,
+    v: u32,
+    /// An upper bound on what the pair can ever give.
+    pot: u64,
+    /// V(u, v) and V(v, u).
+    vuv: u64,
+    vvu: u64,
+    /// The same over paths whose first storage is not in P(u, v) (resp. P(v, u)): their
+    /// storages are all outside it, so the valley adds to P's weight.
+    suv: u64,
+    svu: u64,
+    /// Most u's share can add to v's bound when u runs first (P(u, v) all unmade, or V(u, v)),
+    /// and v's to u's.
+    a_max: u64,
+    b_max: u64,
+    /// Most that what v still needs can add to u's bound when u runs first, and the reverse.
+    extra_u: u64,
+    extra_v: u64,
+}
+
+/// The pairs of each op, by index into [`Part::pairs`], largest potential first; and per op x
+/// the most any of its pairs can add to x's own bound (a partner's share when x runs second,
+/// or what a partner still needs when x runs first), for [`Part::pair_bound`].
+fn pairs_by_op(m: usize, pairs: &[Pair]) -> (Vec<Vec<u32>>, Vec<u64>, Vec<u64>) {
+    let mut lists = vec![Vec::new(); m];
+    let mut share_in = vec![0u64; m];
+    let mut extra_first = vec![0u64; m];
+    // `pairs` is sorted by potential, so each list is too.
+    for (k, p) in pairs.iter().enumerate() {
+        lists[p.u as usize].push(k as u32);
+        lists[p.v as usize].push(k as u32);
+        share_in[p.v as usize] = share_in[p.v as usize].max(p.a_max);
+        share_in[p.u as usize] = share_in[p.u as usize].max(p.b_max);
+        extra_first[p.u as usize] = extra_first[p.u as usize].max(p.extra_u);
+        extra_first[p.v as usize] = extra_first[p.v as usize].max(p.extra_v);
+    }
+    (lists, share_in, extra_first)
+}
 
 impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
@@ -897,7 +1136,7 @@ impl Part {
             }
         }
         let untouched = live0 - touched_live;
-        let (pairs, pair_bits) = pair_sets(
+        let tables = pair_sets(
             m,
             words,
             st_words,
@@ -912,6 +1151,11 @@ impl Part {
             &step,
             untouched,
         );
+        let PairTables {
+            pairs,
+            bits: pair_bits,
+        } = tables;
+        let (op_pairs, share_in, extra_first) = pairs_by_op(m, &pairs);
         let mut by_need: Vec<(u64, u32)> = (0..m)
             .map(|v| {
                 let c = &cross[v * st_words..(v + 1) * st_words];
@@ -928,17 +1172,18 @@ impl Part {
                 put(&mut pred_mask[i * words..(i + 1) * words], p);
             }
         }
-        let closable = (0..m as u32)
-            .filter(|&i| {
-                let most: u64 = reads[i as usize]
-                    .iter()
-                    .filter(|r| r.freeable)
-                    .map(|r| r.size)
-                    .sum::<u64>()
-                    + self_free[i as usize];
-                most >= alloc[i as usize]
-            })
-            .collect();
+        let mut closable = vec![0u64; words];
+        for i in (0..m as u32).filter(|&i| {
+            let most: u64 = reads[i as usize]
+                .iter()
+                .filter(|r| r.freeable)
+                .map(|r| r.size)
+                .sum::<u64>()
+                + self_free[i as usize];
+            most >= alloc[i as usize]
+        }) {
+            put(&mut closable, i);
+        }
         let mut succs = vec![Vec::new(); m];
         for (i, ps) in preds.iter().enumerate() {
             for &p in ps {
@@ -983,9 +1228,19 @@ impl Part {
                     .collect::<Vec<u32>>()
             })
             .filter(|us| (2..=MAX_BLOCK).contains(&us.len()))
-            .collect();
+            .collect::<Vec<_>>();
+        let mut block_masks = vec![0u64; blocks.len() * words];
+        for (b, users) in blocks.iter().enumerate() {
+            for &u in users {
+                put(&mut block_masks[b * words..(b + 1) * words], u);
+            }
+        }
         Part {
             blocks,
+            block_masks,
+            op_pairs,
+            share_in,
+            extra_first,
             pairs,
             pair_bits,
             chain_starts,
@@ -1000,6 +1255,7 @@ impl Part {
             step,
             self_free,
             live0,
+            sums: ByteSums::new(&st_size),
             st_size,
             st_producer,
             st_users,
@@ -1050,31 +1306,69 @@ impl Part {
     /// whose steps stay under `limit` and whose memory ends at or below every earlier point of
     /// it, the start included: moved to the front of any order, it only lowers the memory the
     /// other ops see, since what an op frees only grows as more ops have run.
-    fn closure(&self, set: &mut [u64], live: &mut u64, log: &mut Vec<u32>, limit: u64) -> u64 {
+    /// `ready` holds the ops ready after `set` and is kept up to date.
+    fn closure(
+        &self,
+        set: &mut [u64],
+        ready: &mut [u64],
+        live: &mut u64,
+        log: &mut Vec<u32>,
+        limit: u64,
+    ) -> u64 {
         let mut high = 0;
         loop {
             let mut any = false;
-            for &i in &self.closable {
-                if *live + self.step[i as usize] > limit || !self.ready(set, i) {
-                    continue;
-                }
-                let f = self.frees(set, i);
-                if f >= self.alloc[i as usize] {
-                    high = high.max(*live + self.step[i as usize]);
-                    *live = *live + self.alloc[i as usize] - f;
-                    put(set, i);
-                    log.push(i);
-                    any = true;
+            for k in 0..self.words {
+                let mut cand = self.closable[k] & ready[k];
+                while cand != 0 {
+                    let i = (k * 64) as u32 + cand.trailing_zeros();
+                    cand &= cand - 1;
+                    if *live + self.step[i as usize] > limit {
+                        continue;
+                    }
+                    let f = self.frees(set, i);
+                    if f >= self.alloc[i as usize] {
+                        high = high.max(*live + self.step[i as usize]);
+                        *live = *live + self.alloc[i as usize] - f;
+                        self.mark_run(set, ready, i);
+                        log.push(i);
+                        any = true;
+                        // Ops this one made ready are candidates too.
+                        cand = self.closable[k] & ready[k] & !((2u64 << (i % 64)) - 1);
+                    }
                 }
             }
             if !any {
-                any = self.chain(set, live, log, limit, &mut high);
+                any = self.chain(set, ready, live, log, limit, &mut high);
             }
             if !any {
-                any = self.block(set, live, log, limit, &mut high);
+                any = self.block(set, ready, live, log, limit, &mut high);
             }
             if !any {
                 return high;
+            }
+        }
+    }
+
+    /// The ops ready after `set` (not run, every predecessor run), into `out`.
+    fn ready_mask(&self, set: &[u64], out: &mut [u64]) {
+        out.fill(0);
+        for i in 0..self.m() as u32 {
+            if self.ready(set, i) {
+                put(out, i);
+            }
+        }
+    }
+
+    /// Adds op `i` (ready) to `set` and updates `ready`: `i` leaves it, and successors whose
+    /// predecessors have all run join it.
+    #[inline]
+    fn mark_run(&self, set: &mut [u64], ready: &mut [u64], i: u32) {
+        put(set, i);
+        ready[(i / 64) as usize] &= !(1 << (i % 64));
+        for &w in &self.succs[i as usize] {
+            if self.ready(set, w) {
+                put(ready, w);
             }
         }
     }
@@ -1092,6 +1386,7 @@ impl Part {
     fn block(
         &self,
         set: &mut [u64],
+        ready: &mut [u64],
         live: &mut u64,
         log: &mut Vec<u32>,
         limit: u64,
@@ -1099,9 +1394,11 @@ impl Part {
     ) -> bool {
         let mut scratch = Vec::new();
         let mut t: Vec<u32> = Vec::with_capacity(MAX_BLOCK);
-        for users in &self.blocks {
-            // Cheap rejections first: most blocks have a user that ran or is not ready.
-            if !users.iter().all(|&u| has(set, u) || self.ready(set, u)) {
+        let w = self.words;
+        for (b, users) in self.blocks.iter().enumerate() {
+            // Cheap rejections first: most blocks have a user that is not ready.
+            let mask = &self.block_masks[b * w..(b + 1) * w];
+            if (0..w).any(|k| mask[k] & !(ready[k] | set[k]) != 0) {
                 continue;
             }
             t.clear();
@@ -1162,7 +1459,7 @@ impl Part {
             for &j in seq.iter().rev() {
                 let v = t[j];
                 *high = (*high).max((mem[y] + self.step[v as usize] as i128) as u64);
-                put(set, v);
+                self.mark_run(set, ready, v);
                 log.push(v);
                 y |= 1 << j;
             }
@@ -1176,15 +1473,21 @@ impl Part {
     fn chain(
         &self,
         set: &mut [u64],
+        ready: &mut [u64],
         live: &mut u64,
         log: &mut Vec<u32>,
         limit: u64,
         high: &mut u64,
     ) -> bool {
         let start = log.len();
+        let mut ready0 = [0u64; 4];
         for &first in &self.chain_starts {
-            if *live + self.step[first as usize] > limit || !self.ready(set, first) {
+            if *live + self.step[first as usize] > limit || !has(ready, first) {
                 continue;
+            }
+            let saved = ready.len() <= ready0.len();
+            if saved {
+                ready0[..ready.len()].copy_from_slice(ready);
             }
             let (live0, high0) = (*live, *high);
             let mut low = *live; // least memory so far along the chain
@@ -1192,7 +1495,7 @@ impl Part {
             loop {
                 *high = (*high).max(*live + self.step[v as usize]);
                 *live = *live + self.alloc[v as usize] - self.frees(set, v);
-                put(set, v);
+                self.mark_run(set, ready, v);
                 log.push(v);
                 if *live <= low && log.len() - start > 1 {
                     return true;
@@ -1204,7 +1507,7 @@ impl Part {
                 let next = self.succs[v as usize]
                     .iter()
                     .copied()
-                    .find(|&w| *live + self.step[w as usize] <= limit && self.ready(set, w));
+                    .find(|&w| *live + self.step[w as usize] <= limit && has(ready, w));
                 match next {
                     Some(w) => v = w,
                     None => break,
@@ -1213,6 +1516,11 @@ impl Part {
             // Undo the failed chain.
             for &u in &log[start..] {
                 set[(u / 64) as usize] &= !(1 << (u % 64));
+            }
+            if saved {
+                ready.copy_from_slice(&ready0[..ready.len()]);
+            } else {
+                self.ready_mask(set, ready);
             }
             log.truncate(start);
             *live = live0;
@@ -1243,11 +1551,33 @@ impl Part {
     /// by its ancestors that one of its descendants (or itself) still needs, or that is never
     /// freed.
     fn h(&self, set: &[u64], live: u64, scratch: &mut [u64], cap: u64) -> u64 {
+        let mut ready = vec![0u64; self.words];
+        self.ready_mask(set, &mut ready);
+        let worst = self.h_single(set, &ready, live, scratch, cap);
+        if worst < cap {
+            worst.max(self.pair_bound(set, scratch, worst, cap, NIL).0)
+        } else {
+            worst
+        }
+    }
+
+    /// [`Part::h`] without the pair bound; leaves the storages live after `set` in `scratch`.
+    fn h_single(
+        &self,
+        set: &[u64],
+        ready: &[u64],
+        live: u64,
+        scratch: &mut [u64],
+        cap: u64,
+    ) -> u64 {
         let sw = self.st_words;
         let mut next = u64::MAX;
-        for i in 0..self.m() as u32 {
-            if self.ready(set, i) {
-                next = next.min(live + self.step[i as usize]);
+        for (k, &word) in ready.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let i = k * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                next = next.min(live + self.step[i]);
             }
         }
         let mut worst = if next == u64::MAX { 0 } else { next };
@@ -1268,11 +1598,8 @@ impl Part {
                 .zip(made)
                 .zip(scratch.iter())
                 .map(|((c, mk), l)| mk | (c & l));
-            let need = self.untouched + self.step[ii] + weight(words, &self.st_size);
+            let need = self.untouched + self.step[ii] + self.sums.sum(words);
             worst = worst.max(need);
-        }
-        if worst < cap {
-            worst = worst.max(self.pair_bound(set, scratch, worst));
         }
         worst
     }
@@ -1287,16 +1614,60 @@ impl Part {
             .zip(made)
             .zip(live_set)
             .map(|((c, mk), l)| mk | (c & l));
-        self.untouched + self.step[i] + weight(words, &self.st_size)
+        self.untouched + self.step[i] + self.sums.sum(words)
+    }
+
+    /// A bound on the memory while op `i` runs before op `j` (neither run yet): [`Part::need`],
+    /// plus what is live now that `j` or a descendant of `j` still needs.
+    fn need_beside(&self, i: usize, j: usize, live_set: &[u64]) -> u64 {
+        let sw = self.st_words;
+        let ci = &self.cross[i * sw..(i + 1) * sw];
+        let cj = &self.cross[j * sw..(j + 1) * sw];
+        let made = &self.made[i * sw..(i + 1) * sw];
+        let words = (0..sw).map(|k| made[k] | ((ci[k] | cj[k]) & live_set[k]));
+        self.untouched + self.step[i] + self.sums.sum(words)
     }
 
     /// The pair bound (see [`pair_sets`]) from `set`, where `live_set` holds the storages live
     /// now; only pairs that could beat `worst` are looked at.
-    fn pair_bound(&self, set: &[u64], live_set: &[u64], mut worst: u64) -> u64 {
-        if self.pairs.is_empty() || self.pairs[0].2 <= worst {
-            return worst;
+    ///
+    /// The scan stops once the bound reaches `cap` (nothing above it matters to the caller).
+    /// `hint` is a pair to try first (the one that gave a nearby state its bound, or NIL); the
+    /// result comes with the pair that gave it (NIL if none beat `worst`).
+    fn pair_bound(
+        &self,
+        set: &[u64],
+        live_set: &[u64],
+        mut worst: u64,
+        cap: u64,
+        hint: u32,
+    ) -> (u64, u32) {
+        let mut witness = NIL;
+        if self.pairs.is_empty() {
+            return (worst, witness);
         }
         let sw = self.st_words;
+        let m = self.m();
+        // Each op's `need`, and the live bytes it or a descendant still needs (`held`).
+        let mut needs = vec![(0u64, 0u64); m];
+        let mut held_max = 0;
+        for (x, slot) in needs.iter_mut().enumerate() {
+            if !has(set, x as u32) {
+                let c = &self.cross[x * sw..(x + 1) * sw];
+                let held = self.sums.sum(c.iter().zip(live_set).map(|(c, l)| c & l));
+                *slot = (self.need(x, live_set), held);
+                held_max = held_max.max(held);
+            }
+        }
+        // A pair beats `worst` only if, whichever runs first, one of its ops' bounds rises
+        // above it, so one of the two is "hot": its need plus the most a pair can add to it
+        // beats `worst`. Only the hot ops' pairs are scanned.
+        let hot: Vec<u32> = (0..m as u32)
+            .filter(|&x| {
+                let add = self.share_in[x as usize].max(self.extra_first[x as usize].min(held_max));
+                !has(set, x) && needs[x as usize].0 + add > worst
+            })
+            .collect();
         // Storages not made yet: made in the part by an op still to run.
         let mut unmade = vec![0u64; sw];
         for k in 0..self.st_size.len() {
@@ -1305,37 +1676,62 @@ impl Part {
                 put(&mut unmade, k as u32);
             }
         }
-        // Each op's `need`, computed when first asked for.
-        let mut needs = vec![u64::MAX; self.m()];
-        for (n, &(u, v, pot, vuv, vvu, wuv, wvu)) in self.pairs.iter().enumerate() {
-            if pot <= worst {
-                break;
-            }
-            if has(set, u) || has(set, v) {
-                continue;
-            }
-            let mut need = |x: u32| {
-                if needs[x as usize] == u64::MAX {
-                    needs[x as usize] = self.need(x as usize, live_set);
-                }
-                needs[x as usize]
-            };
-            // Upper bounds first (the full sets, made or not), then the exact shares.
-            let (nv, nu) = (need(v), need(u));
-            if nv + wuv.max(vuv) <= worst || nu + wvu.max(vvu) <= worst {
-                continue;
+        // The bound of pair n, if it beats `worst` (else at most `worst`).
+        let eval = |n: usize, worst: u64| -> u64 {
+            let pr = self.pairs[n];
+            let (u, v) = (pr.u, pr.v);
+            let ((nv, hv), (nu, hu)) = (needs[v as usize], needs[u as usize]);
+            // If u runs first: v has on top of it u's share, and u has on top of it what v
+            // still needs from what is live now. Upper bounds first (the full sets, made or
+            // not; all that v holds), then the exact shares.
+            if (nv + pr.a_max).max(nu + hv.min(pr.extra_u)) <= worst
+                || (nu + pr.b_max).max(nv + hu.min(pr.extra_v)) <= worst
+            {
+                return 0;
             }
             let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
             let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
-            let a = weight(puv.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vuv);
-            let first = nv + a;
+            let a =
+                (self.sums.sum(puv.iter().zip(&unmade).map(|(x, y)| x & y)) + pr.suv).max(pr.vuv);
+            let first = (nv + a).max(self.need_beside(u as usize, v as usize, live_set));
             if first <= worst {
-                continue;
+                return 0;
             }
-            let b = weight(pvu.iter().zip(&unmade).map(|(x, y)| x & y), &self.st_size).max(vvu);
-            worst = worst.max(first.min(nu + b));
+            let b =
+                (self.sums.sum(pvu.iter().zip(&unmade).map(|(x, y)| x & y)) + pr.svu).max(pr.vvu);
+            first.min((nu + b).max(self.need_beside(v as usize, u as usize, live_set)))
+        };
+        if hint != NIL {
+            let pr = self.pairs[hint as usize];
+            if !has(set, pr.u) && !has(set, pr.v) {
+                let x = eval(hint as usize, worst);
+                if x > worst {
+                    (worst, witness) = (x, hint);
+                }
+            }
         }
-        worst
+        let mut done = vec![false; m];
+        for &x in &hot {
+            for &k in &self.op_pairs[x as usize] {
+                if worst >= cap {
+                    return (worst, witness);
+                }
+                let pr = &self.pairs[k as usize];
+                if pr.pot <= worst {
+                    break;
+                }
+                let other = if pr.u == x { pr.v } else { pr.u };
+                if done[other as usize] || has(set, other) {
+                    continue; // seen from the other side, or no longer a pair
+                }
+                let x = eval(k as usize, worst);
+                if x > worst {
+                    (worst, witness) = (x, k);
+                }
+            }
+            done[x as usize] = true;
+        }
+        (worst, witness)
     }
 
     /// A lower bound on the part's peak in every order (the bound of `h` at the start).
@@ -1435,12 +1831,16 @@ impl Part {
         let mut live = self.live0;
         let mut g0 = self.live0.max(floor);
         let limit0 = g0.max(self.h(&set, live, &mut scratch, ub));
-        g0 = g0.max(self.closure(&mut set, &mut live, &mut log, limit0));
+        let mut ready = vec![0u64; w];
+        self.ready_mask(&set, &mut ready);
+        g0 = g0.max(self.closure(&mut set, &mut ready, &mut live, &mut log, limit0));
         let root_h = self.h(&set, live, &mut scratch, ub);
         keys.extend_from_slice(&set);
         recs.push(Rec {
             g: g0,
             h: root_h,
+            paired: true,
+            witness: NIL,
             live,
             parent: NIL,
             log_at: 0,
@@ -1455,6 +1855,7 @@ impl Part {
         let mut lb = f0.min(ub);
         let mut goal: Option<u32> = None;
         let mut child = vec![0u64; w];
+        let mut child_ready = vec![0u64; w];
         let mut expanded = 0u64;
         while let Some(&Reverse((f, _, _, gv, id))) = open.peek() {
             if f >= ub {
@@ -1469,6 +1870,27 @@ impl Part {
             if count(&keys[at..at + w]) == full_count {
                 goal = Some(id);
                 break;
+            }
+            if !recs[id as usize].paired {
+                // Its pair bound, now that the state is worth it; back in the queue if it rises.
+                let r = &mut recs[id as usize];
+                set.copy_from_slice(&keys[at..at + w]);
+                self.live_set(&set, &mut scratch);
+                // Only pairs that beat f matter now; a result above f is a pair's own bound.
+                let (pb, witness) = self.pair_bound(&set, &scratch, f, ub, r.witness);
+                if pb > f {
+                    r.h = r.h.max(pb);
+                    r.witness = witness;
+                }
+                r.paired = true;
+                if r.h > f {
+                    let e = (r.h, full_count - count(&set), r.live, r.g, id);
+                    open.pop();
+                    if r.h < ub {
+                        open.push(Reverse(e));
+                    }
+                    continue;
+                }
             }
             // The hash table is counted three times over: growing it allocates a table twice
             // its size while the old one still holds every id, and the cap must hold then too.
@@ -1497,22 +1919,23 @@ impl Part {
                 }
             }
             expanded += 1;
-            for i in 0..m as u32 {
-                if !self.ready(&set, i) {
-                    continue;
-                }
+            self.ready_mask(&set, &mut ready);
+            for i in (0..m as u32).filter(|&i| has(&ready, i)) {
                 let d = rec.live + self.step[i as usize];
                 let gc = rec.g.max(d);
                 if gc >= ub {
                     continue;
                 }
                 child.copy_from_slice(&set);
+                child_ready.copy_from_slice(&ready);
                 let mut live = rec.live + self.alloc[i as usize] - self.frees(&set, i);
-                put(&mut child, i);
+                self.mark_run(&mut child, &mut child_ready, i);
                 let log_at = log.len();
                 log.push(i);
                 // `f` bounds every completion through the parent, so through the child too.
-                let gc = gc.max(self.closure(&mut child, &mut live, &mut log, gc.max(f)));
+                let limit = gc.max(f);
+                let gc =
+                    gc.max(self.closure(&mut child, &mut child_ready, &mut live, &mut log, limit));
                 if gc >= ub {
                     log.truncate(log_at);
                     continue;
@@ -1528,6 +1951,8 @@ impl Part {
                 let mut new_rec = Rec {
                     g: gc,
                     h: 0,
+                    paired: false,
+                    witness: rec.witness,
                     live,
                     parent: id,
                     log_at: log_at as u32,
@@ -1539,24 +1964,27 @@ impl Part {
                         continue;
                     }
                     Some(c) => {
-                        let fc = gc.max(recs[c as usize].h);
+                        // Bounds every completion through the parent, so through the child.
+                        let fc = gc.max(recs[c as usize].h).max(f);
                         if fc >= ub {
                             log.truncate(log_at);
                             continue;
                         }
                         new_rec.h = recs[c as usize].h;
+                        new_rec.paired = recs[c as usize].paired;
+                        new_rec.witness = recs[c as usize].witness;
                         recs[c as usize] = new_rec;
                         (c, fc)
                     }
                     None => {
-                        new_rec.h = self.h(&child, live, &mut scratch, ub);
+                        new_rec.h = self.h_single(&child, &child_ready, live, &mut scratch, ub);
                         let c = recs.len() as u32;
                         keys.extend_from_slice(&child);
                         recs.push(new_rec);
                         table.insert_unique(hsh, c, |&x| {
                             hash_words(&keys[x as usize * w..(x as usize + 1) * w])
                         });
-                        let fc = gc.max(new_rec.h);
+                        let fc = gc.max(new_rec.h).max(f);
                         if fc >= ub {
                             continue;
                         }
