@@ -32,6 +32,8 @@
 //! returns its best order and the smallest open f-value as a proven lower bound, with
 //! `optimal: false`.
 
+mod backward;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -136,10 +138,11 @@ pub fn cut_part_bound_until(
     bound
 }
 
-/// Checks that the search's bound is admissible on `g` (at most 16 ops), for the property
+/// Checks that the searches' bounds are admissible on `g` (at most 16 ops), for the property
 /// tests: for every downset S of the whole graph (one part, in `order`, a topological order),
-/// `h(S)` is at most the least peak of the steps of any completion of S, found by dynamic
-/// programming over all downsets. Returns the first violation.
+/// the forward bound `h(S)` is at most the least peak of the steps of any completion of S, and
+/// the backward bound at most the least peak of the steps of any order of S itself, both found
+/// by dynamic programming over all downsets. Returns the first violation.
 #[doc(hidden)]
 pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
     let n = order.len();
@@ -188,20 +191,50 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
             .min()
             .expect("a ready op");
     }
+    // Least peak of the steps of an order of each downset, from the empty set up.
+    let mut prefix = vec![u64::MAX; full + 1];
+    prefix[0] = 0;
+    for s in 1..=full {
+        if live[s] == u64::MAX {
+            continue;
+        }
+        prefix[s] = (0..n)
+            .filter(|&i| {
+                s >> i & 1 == 1 && (0..n).all(|j| s >> j & 1 == 0 || preds[j] >> i & 1 == 0)
+            })
+            .map(|i| {
+                let rest = s & !(1 << i);
+                prefix[rest].max(live[rest] + part.step[i])
+            })
+            .min()
+            .expect("a last op");
+    }
+    let back = backward::Backward::new(&part, 0);
     let mut scratch = vec![0u64; part.st_words];
     for s in 0..=full {
         if live[s] == u64::MAX {
             continue;
         }
-        let h = part.h(&words(s), live[s], &mut scratch, u64::MAX);
-        if h > cost[s] {
-            let ran: Vec<&str> = (0..n)
+        let ran = || -> Vec<&str> {
+            (0..n)
                 .filter(|&i| s >> i & 1 == 1)
                 .map(|i| g.ops()[order[i] as usize].id.as_str())
-                .collect();
+                .collect()
+        };
+        let h = part.h(&words(s), live[s], &mut scratch, u64::MAX);
+        if h > cost[s] {
             return Err(format!(
-                "after {ran:?} the bound is {h} but a completion peaks at {}",
+                "after {:?} the bound is {h} but a completion peaks at {}",
+                ran(),
                 cost[s]
+            ));
+        }
+        let hb = back.h(&part, &words(s), &mut scratch);
+        if hb > prefix[s] {
+            return Err(format!(
+                "the backward bound of {:?} is {hb} but an order of them peaks at {}",
+                ran(),
+                prefix[s]
             ));
         }
     }
@@ -1676,31 +1709,7 @@ impl Part {
                 put(&mut unmade, k as u32);
             }
         }
-        // The bound of pair n, if it beats `worst` (else at most `worst`).
-        let eval = |n: usize, worst: u64| -> u64 {
-            let pr = self.pairs[n];
-            let (u, v) = (pr.u, pr.v);
-            let ((nv, hv), (nu, hu)) = (needs[v as usize], needs[u as usize]);
-            // If u runs first: v has on top of it u's share, and u has on top of it what v
-            // still needs from what is live now. Upper bounds first (the full sets, made or
-            // not; all that v holds), then the exact shares.
-            if (nv + pr.a_max).max(nu + hv.min(pr.extra_u)) <= worst
-                || (nu + pr.b_max).max(nv + hu.min(pr.extra_v)) <= worst
-            {
-                return 0;
-            }
-            let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
-            let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
-            let a =
-                (self.sums.sum(puv.iter().zip(&unmade).map(|(x, y)| x & y)) + pr.suv).max(pr.vuv);
-            let first = (nv + a).max(self.need_beside(u as usize, v as usize, live_set));
-            if first <= worst {
-                return 0;
-            }
-            let b =
-                (self.sums.sum(pvu.iter().zip(&unmade).map(|(x, y)| x & y)) + pr.svu).max(pr.vvu);
-            first.min((nu + b).max(self.need_beside(v as usize, u as usize, live_set)))
-        };
+        let eval = |n: usize, worst: u64| self.pair_value(n, &needs, &unmade, live_set, worst);
         if hint != NIL {
             let pr = self.pairs[hint as usize];
             if !has(set, pr.u) && !has(set, pr.v) {
@@ -1732,6 +1741,64 @@ impl Part {
             done[x as usize] = true;
         }
         (worst, witness)
+    }
+
+    /// The bound of pair `n` from a state where `needs` holds each op's (`need`, `held`) (see
+    /// [`Part::pair_bound`]), `unmade` the storages not made yet and `live_set` those live; 0
+    /// when it cannot beat `worst`.
+    fn pair_value(
+        &self,
+        n: usize,
+        needs: &[(u64, u64)],
+        unmade: &[u64],
+        live_set: &[u64],
+        worst: u64,
+    ) -> u64 {
+        let sw = self.st_words;
+        let pr = self.pairs[n];
+        let (u, v) = (pr.u, pr.v);
+        let ((nv, hv), (nu, hu)) = (needs[v as usize], needs[u as usize]);
+        // If u runs first: v has on top of it u's share, and u has on top of it what v still
+        // needs from what is live now. Upper bounds first (the full sets, made or not; all
+        // that v holds), then the exact shares.
+        if (nv + pr.a_max).max(nu + hv.min(pr.extra_u)) <= worst
+            || (nu + pr.b_max).max(nv + hu.min(pr.extra_v)) <= worst
+        {
+            return 0;
+        }
+        let puv = &self.pair_bits[2 * n * sw..(2 * n + 1) * sw];
+        let pvu = &self.pair_bits[(2 * n + 1) * sw..(2 * n + 2) * sw];
+        let a = (self.sums.sum(puv.iter().zip(unmade).map(|(x, y)| x & y)) + pr.suv).max(pr.vuv);
+        let first = (nv + a).max(self.need_beside(u as usize, v as usize, live_set));
+        if first <= worst {
+            return 0;
+        }
+        let b = (self.sums.sum(pvu.iter().zip(unmade).map(|(x, y)| x & y)) + pr.svu).max(pr.vvu);
+        first.min((nu + b).max(self.need_beside(v as usize, u as usize, live_set)))
+    }
+
+    /// Every pair's bound at the start of the part (so in every order, since both ops of a
+    /// pair run somewhere in it).
+    fn start_pair_values(&self) -> Vec<u64> {
+        let set = vec![0u64; self.words];
+        let mut live_set = vec![0u64; self.st_words];
+        self.live_set(&set, &mut live_set);
+        let needs: Vec<(u64, u64)> = (0..self.m())
+            .map(|x| {
+                let c = &self.cross[x * self.st_words..(x + 1) * self.st_words];
+                let held = self.sums.sum(c.iter().zip(&live_set).map(|(c, l)| c & l));
+                (self.need(x, &live_set), held)
+            })
+            .collect();
+        let mut unmade = vec![0u64; self.st_words];
+        for k in 0..self.st_size.len() {
+            if self.st_producer[k] != NIL {
+                put(&mut unmade, k as u32);
+            }
+        }
+        (0..self.pairs.len())
+            .map(|n| self.pair_value(n, &needs, &unmade, &live_set, 0))
+            .collect()
     }
 
     /// A lower bound on the part's peak in every order (the bound of `h` at the start).
@@ -1857,6 +1924,8 @@ impl Part {
         let mut child = vec![0u64; w];
         let mut child_ready = vec![0u64; w];
         let mut expanded = 0u64;
+        let mut back = (self.m() > 1).then(|| backward::Backward::new(self, g0));
+        let mut back_done = false;
         while let Some(&Reverse((f, _, _, gv, id))) = open.peek() {
             if f >= ub {
                 break; // nothing open can beat the best order
@@ -1897,9 +1966,28 @@ impl Part {
             let bytes = recs.len() as u64 * bytes_per_state
                 + log.len() as u64 * 4
                 + open.len() as u64 * bytes_per_open
-                + 3 * table.allocation_size() as u64;
+                + 3 * table.allocation_size() as u64
+                + back.as_ref().map_or(0, |b| b.bytes());
             if ctx.tick(bytes, lb) {
                 break;
+            }
+            // Whichever side runs out first proves; the side with fewer open states goes next
+            // (Pohl's cardinality rule).
+            if let Some(b) = back.as_mut().filter(|b| b.open_len() <= open.len()) {
+                ctx.states += 1;
+                match b.step(self, ub) {
+                    backward::Status::Open => {}
+                    backward::Status::Exhausted => {
+                        back_done = true;
+                        break;
+                    }
+                    backward::Status::Found(order, peak) => {
+                        best = (order.iter().map(|&i| self.ops[i as usize]).collect(), peak);
+                        ub = peak;
+                        back_done = true;
+                        break;
+                    }
+                }
             }
             open.pop();
             let rec = recs[id as usize];
@@ -2004,8 +2092,9 @@ impl Part {
                 optimal: true,
             };
         }
-        if !ctx.stopped {
-            // Every path strictly better than the best order was ruled out.
+        if back_done || !ctx.stopped {
+            // Every path strictly better than the best order was ruled out (forward or
+            // backward), or the backward search found an optimal order.
             return PartResult {
                 order: best.0,
                 peak: ub,
@@ -2014,6 +2103,7 @@ impl Part {
             };
         }
         // Out of budget: the best order found, and the least open f as a bound.
+        let lb = lb.max(back.map_or(0, |b| b.lower_bound));
         PartResult {
             order: best.0,
             peak: best.1,

@@ -1,0 +1,348 @@
+//! Backward search: the same lattice of downsets, searched from the end of a part towards its
+//! start, as the second half of a bidirectional search (I. Pohl, "Bi-directional search",
+//! Machine Intelligence 6, 1971).
+//!
+//! The forward bounds look at what the ops still to run need, so they are weakest when the
+//! memory-critical ops sit at the end of a part (several branches whose last ops must each run
+//! on top of the others' results): every way of reaching those ops has to be searched. Seen from
+//! the end, those ops come first and the bound is tight at once. A state is still a downset S;
+//! a backward step removes an op of S that no other op of S needs, and costs what the forward
+//! step adding it costs (memory after a set depends only on the set). Its bound looks at the
+//! ops already run: each op of S ran on top of the storages its ancestors made that it or a
+//! later op needs, of those live at the start that it or a later op needs, and of the storages
+//! live after S that it or an ancestor made (they stayed live from then on); and every pair of
+//! the pair bound whose two ops are both in S gives its bound at the start of the part.
+//!
+//! When the backward search runs out of states under the best peak known, no order beats it:
+//! the incumbent is optimal, whatever the forward search still has open. When it reaches the
+//! empty set first, that path (reversed) is an optimal order.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use hashbrown::HashTable;
+
+use super::{has, hash_words, put, Part, NIL};
+
+/// What one backward step found.
+pub(super) enum Status {
+    /// States with f below the best peak remain.
+    Open,
+    /// None remain: no order beats the best peak known.
+    Exhausted,
+    /// An optimal order of the part (local op indices) and its peak.
+    Found(Vec<u32>, u64),
+}
+
+#[derive(Clone, Copy)]
+struct Rec {
+    g: u64,
+    live: u64,
+    parent: u32,
+    /// The ops removed from the parent to reach this state, in `Backward::log`.
+    log_at: u32,
+    log_len: u32,
+}
+
+/// An open state: (f, ops in the set, g, id), smallest first, so ties go to the state closest
+/// to the start.
+type OpenEntry = (u64, u32, u64, u32);
+
+pub(super) struct Backward {
+    keys: Vec<u64>,
+    recs: Vec<Rec>,
+    log: Vec<u32>,
+    table: HashTable<u32>,
+    open: BinaryHeap<Reverse<OpenEntry>>,
+    /// Per op: the storages its strict ancestors make (storage bitset).
+    made_anc: Vec<u64>,
+    /// Per op: its in-part successors (op bitset).
+    succ_mask: Vec<u64>,
+    /// Storages live at the start of the part.
+    start_live: Vec<u64>,
+    /// Each op's bound from the start's storages alone (see the module docs).
+    start_need: Vec<u64>,
+    /// The pairs' bounds at the start, largest first: (bound, u, v).
+    pairs: Vec<(u64, u32, u32)>,
+    /// The least f still open (a lower bound on the part's peak), once something was expanded.
+    pub lower_bound: u64,
+    pub expanded: u64,
+    scratch: Vec<u64>,
+    child: Vec<u64>,
+}
+
+impl Backward {
+    /// A backward search of `part` from its end, under `floor` (a lower bound on the peak).
+    pub(super) fn new(part: &Part, floor: u64) -> Backward {
+        let (m, w, sw) = (part.m(), part.words, part.st_words);
+        // Ancestors in local order (topological), then the storages they make.
+        let mut anc = vec![0u64; m * w];
+        for i in 0..m {
+            for k in 0..w {
+                let mut preds = part.pred_mask[i * w + k];
+                while preds != 0 {
+                    let p = k * 64 + preds.trailing_zeros() as usize;
+                    preds &= preds - 1;
+                    let (lo, hi) = anc.split_at_mut(i * w);
+                    for (x, y) in hi[..w].iter_mut().zip(&lo[p * w..(p + 1) * w]) {
+                        *x |= y;
+                    }
+                    put(&mut anc[i * w..(i + 1) * w], p as u32);
+                }
+            }
+        }
+        let mut made_anc = vec![0u64; m * sw];
+        for k in 0..part.st_size.len() {
+            let p = part.st_producer[k];
+            if p == NIL || part.st_transient[k] {
+                continue;
+            }
+            for v in 0..m {
+                if has(&anc[v * w..(v + 1) * w], p) {
+                    put(&mut made_anc[v * sw..(v + 1) * sw], k as u32);
+                }
+            }
+        }
+        let mut succ_mask = vec![0u64; m * w];
+        for (i, succs) in part.succs.iter().enumerate() {
+            for &s in succs {
+                put(&mut succ_mask[i * w..(i + 1) * w], s);
+            }
+        }
+        let mut start_live = vec![0u64; sw];
+        part.live_set(&vec![0u64; w], &mut start_live);
+        let start_need = (0..m).map(|v| part.need(v, &start_live)).collect();
+        let mut pairs: Vec<(u64, u32, u32)> = part
+            .start_pair_values()
+            .into_iter()
+            .zip(&part.pairs)
+            .map(|(x, p)| (x, p.u, p.v))
+            .collect();
+        pairs.sort_unstable_by(|a, b| b.cmp(a));
+
+        // The root: every op of the part has run.
+        let mut full = vec![0u64; w];
+        let mut live = part.live0;
+        for i in 0..m as u32 {
+            live = live + part.alloc[i as usize] - part.frees(&full, i);
+            put(&mut full, i);
+        }
+        let mut table = HashTable::new();
+        table.insert_unique(hash_words(&full), 0u32, |_| hash_words(&full));
+        let mut b = Backward {
+            keys: full.clone(),
+            recs: vec![Rec {
+                g: floor,
+                live,
+                parent: NIL,
+                log_at: 0,
+                log_len: 0,
+            }],
+            log: Vec::new(),
+            table,
+            open: BinaryHeap::new(),
+            made_anc,
+            succ_mask,
+            start_live,
+            start_need,
+            pairs,
+            lower_bound: 0,
+            expanded: 0,
+            scratch: vec![0u64; sw],
+            child: vec![0u64; w],
+        };
+        let mut scratch = std::mem::take(&mut b.scratch);
+        let h = b.h(part, &full, &mut scratch);
+        b.scratch = scratch;
+        b.open.push(Reverse((floor.max(h), m as u32, floor, 0)));
+        b
+    }
+
+    /// States open.
+    pub(super) fn open_len(&self) -> usize {
+        self.open.len()
+    }
+
+    /// Bytes held by the search's tables.
+    pub(super) fn bytes(&self) -> u64 {
+        (self.keys.len() * 8
+            + self.recs.len() * std::mem::size_of::<Rec>()
+            + self.open.len() * std::mem::size_of::<OpenEntry>()
+            + 3 * self.table.allocation_size()) as u64
+    }
+
+    /// A lower bound on the peak of every order of the part whose first ops are exactly `set`
+    /// (see the module docs).
+    pub(super) fn h(&self, part: &Part, set: &[u64], live_set: &mut [u64]) -> u64 {
+        let sw = part.st_words;
+        part.live_set(set, live_set);
+        let mut worst = 0;
+        for (k, &word) in set.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let v = k * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                // Live after `set` and made by an ancestor (or live since the start): live
+                // while v ran. Everything else is in `start_need`.
+                let extra = (0..sw).map(|i| {
+                    let after = live_set[i] & (self.made_anc[v * sw + i] | self.start_live[i]);
+                    let counted =
+                        part.made[v * sw + i] | (part.cross[v * sw + i] & self.start_live[i]);
+                    after & !counted
+                });
+                let need = self.start_need[v] + part.sums.sum(extra);
+                worst = worst.max(need);
+            }
+        }
+        for &(x, u, v) in &self.pairs {
+            if x <= worst {
+                break;
+            }
+            if has(set, u) && has(set, v) {
+                worst = x;
+                break;
+            }
+        }
+        worst
+    }
+
+    /// Expands the best open state under `ub` (the best peak known).
+    pub(super) fn step(&mut self, part: &Part, ub: u64) -> Status {
+        let w = part.words;
+        loop {
+            let Some(&Reverse((f, count, gv, id))) = self.open.peek() else {
+                return Status::Exhausted;
+            };
+            if f >= ub {
+                return Status::Exhausted;
+            }
+            self.lower_bound = self.lower_bound.max(f);
+            self.open.pop();
+            let rec = self.recs[id as usize];
+            if rec.g < gv {
+                continue; // reached again with a lower peak
+            }
+            if count == 0 {
+                return Status::Found(self.path(id), rec.g);
+            }
+            self.expanded += 1;
+            let at = id as usize * w;
+            let set = self.keys[at..at + w].to_vec();
+            let mut scratch = std::mem::take(&mut self.scratch);
+            for i in 0..part.m() as u32 {
+                let succ = &self.succ_mask[i as usize * w..(i as usize + 1) * w];
+                if !has(&set, i) || succ.iter().zip(&set).any(|(s, x)| s & x != 0) {
+                    continue; // not in the set, or a later op of the set needs it
+                }
+                self.child.copy_from_slice(&set);
+                self.child[(i / 64) as usize] &= !(1 << (i % 64));
+                let mut live = rec.live + part.frees(&self.child, i) - part.alloc[i as usize];
+                let g = rec.g.max(live + part.step[i as usize]);
+                if g >= ub {
+                    continue;
+                }
+                let log_at = self.log.len();
+                self.log.push(i);
+                let mut child = std::mem::take(&mut self.child);
+                let high = self.closure(part, &mut child, &mut live, g.max(f));
+                self.child = child;
+                let g = g.max(high);
+                if g >= ub {
+                    self.log.truncate(log_at);
+                    continue;
+                }
+                let hsh = hash_words(&self.child);
+                let keys = &self.keys;
+                let child = &self.child;
+                let found = self
+                    .table
+                    .find(hsh, |&c| {
+                        &keys[c as usize * w..(c as usize + 1) * w] == child
+                    })
+                    .copied();
+                let new = Rec {
+                    g,
+                    live,
+                    parent: id,
+                    log_at: log_at as u32,
+                    log_len: (self.log.len() - log_at) as u32,
+                };
+                let cid = match found {
+                    Some(c) if self.recs[c as usize].g <= g => {
+                        self.log.truncate(log_at);
+                        continue;
+                    }
+                    Some(c) => {
+                        self.recs[c as usize] = new;
+                        c
+                    }
+                    None => {
+                        let c = self.recs.len() as u32;
+                        self.keys.extend_from_slice(&self.child);
+                        self.recs.push(new);
+                        let keys = &self.keys;
+                        self.table.insert_unique(hsh, c, |&x| {
+                            hash_words(&keys[x as usize * w..(x as usize + 1) * w])
+                        });
+                        c
+                    }
+                };
+                let fc = g.max(self.h(part, &self.child, &mut scratch)).max(f);
+                if fc < ub {
+                    let left = self.child.iter().map(|x| x.count_ones()).sum::<u32>();
+                    self.open.push(Reverse((fc, left, g, cid)));
+                }
+            }
+            self.scratch = scratch;
+            return Status::Open;
+        }
+    }
+
+    /// The forward order from the start to the full set, for the state `id` = the empty set.
+    fn path(&self, mut id: u32) -> Vec<u32> {
+        let mut order = Vec::new();
+        while id != NIL {
+            let r = self.recs[id as usize];
+            let ops = &self.log[r.log_at as usize..(r.log_at + r.log_len) as usize];
+            order.extend(ops.iter().rev());
+            id = r.parent;
+        }
+        order
+    }
+
+    /// The mirror of the forward dominance rule: an op of `set` that no other op of it needs,
+    /// that allocates at least what it frees on top of the rest of `set`, and whose step stays
+    /// under `limit` (a lower bound on the peak of every order through this state) can be the
+    /// last op before the rest: moved later, it never raises the memory the ops after it see
+    /// (on top of fewer ops it frees no more, so its net change is never negative there), and
+    /// its own step stays under `limit`. Removes such ops in place (logging them) and returns
+    /// the most memory any of their steps used.
+    fn closure(&mut self, part: &Part, set: &mut [u64], live: &mut u64, limit: u64) -> u64 {
+        let w = part.words;
+        let mut high = 0;
+        loop {
+            let mut any = false;
+            for i in (0..part.m() as u32).rev() {
+                let succ = &self.succ_mask[i as usize * w..(i as usize + 1) * w];
+                if !has(set, i) || succ.iter().zip(set.iter()).any(|(s, x)| s & x != 0) {
+                    continue;
+                }
+                set[(i / 64) as usize] &= !(1 << (i % 64));
+                let frees = part.frees(set, i);
+                let alloc = part.alloc[i as usize];
+                let before = *live + frees - alloc;
+                if alloc >= frees && before + part.step[i as usize] <= limit {
+                    high = high.max(before + part.step[i as usize]);
+                    *live = before;
+                    self.log.push(i);
+                    any = true;
+                } else {
+                    put(set, i);
+                }
+            }
+            if !any {
+                return high;
+            }
+        }
+    }
+}
