@@ -60,11 +60,13 @@ fn main() {
         .unwrap_or((0, 40));
     let max_states: u64 = opt("max-states").map_or(2_000_000, |s| s.parse().expect("N"));
     let quiet = args.iter().any(|a| a == "--quiet");
-    let families: [Family; 4] = [
+    let families: [Family; 6] = [
         ("series-parallel", |r| order_gen::series_parallel(r, 60)),
         ("sp-pinned", |r| order_gen::sp_pinned_outputs(r, 60)),
         ("random", |r| order_gen::dag(r, 60)),
         ("layered", |r| order_gen::layered(r, 60)),
+        ("uniform", |r| order_gen::uniform_dag(r, 60)),
+        ("wide-layered", |r| order_gen::wide_layered(r, 60)),
     ];
     for (label, make) in families {
         if filter.as_ref().is_some_and(|f| !label.contains(f.as_str())) {

@@ -20,6 +20,7 @@ pub mod generators;
 pub mod graph;
 mod id_index;
 pub mod invariants;
+pub mod maxflow;
 pub mod order;
 pub mod plan;
 pub mod simulate;

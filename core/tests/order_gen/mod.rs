@@ -493,3 +493,66 @@ pub fn pieces(r: &mut Rng, n: usize) -> Graph {
     shuffle_ops(r, &mut b);
     b.graph()
 }
+
+/// A DAG whose ops read 1-3 tensors chosen uniformly among all made so far (long edges, so
+/// wide), with sizes over two orders of magnitude, some workspace and 0-3 pinned outputs
+/// besides the last op's.
+pub fn uniform_dag(r: &mut Rng, n: usize) -> Graph {
+    let mut b = Builder::default();
+    let mut pool: Vec<String> = (0..1 + r.below(3))
+        .map(|_| b.tensor(1 + r.below(100), false))
+        .collect();
+    let mut last = String::new();
+    for _ in 0..n {
+        let mut inputs: Vec<String> = Vec::new();
+        for _ in 0..1 + r.below(3) {
+            let t = pool[r.below(pool.len() as u64) as usize].clone();
+            if !inputs.contains(&t) {
+                inputs.push(t);
+            }
+        }
+        let t = b.tensor(1 + r.below(100), false);
+        let ws = if r.chance(20) { r.below(100) } else { 0 };
+        b.op(inputs, vec![t.clone()], ws);
+        pool.push(t.clone());
+        last = t;
+    }
+    b.output(&last);
+    for _ in 0..r.below(4) {
+        let t = pool[r.below(pool.len() as u64) as usize].clone();
+        b.output(&t);
+    }
+    b.graph()
+}
+
+/// Layers of 5-12 ops, each reading 1-3 tensors of the previous two layers.
+pub fn wide_layered(r: &mut Rng, n: usize) -> Graph {
+    let mut b = Builder::default();
+    let mut layers: Vec<Vec<String>> = vec![vec![b.tensor(1 + r.below(50), false)]];
+    let mut made = 0;
+    while made < n {
+        let width = (5 + r.below(8) as usize).min(n - made);
+        let mut layer = Vec::new();
+        for _ in 0..width {
+            let mut inputs: Vec<String> = Vec::new();
+            for _ in 0..1 + r.below(3) {
+                let back = 1 + r.below(2.min(layers.len() as u64)) as usize;
+                let l = &layers[layers.len() - back];
+                let t = l[r.below(l.len() as u64) as usize].clone();
+                if !inputs.contains(&t) {
+                    inputs.push(t);
+                }
+            }
+            let t = b.tensor(1 + r.below(50), false);
+            let ws = if r.chance(20) { r.below(50) } else { 0 };
+            b.op(inputs, vec![t.clone()], ws);
+            layer.push(t);
+            made += 1;
+        }
+        layers.push(layer);
+    }
+    for t in layers.last().expect("a layer").clone() {
+        b.output(&t);
+    }
+    b.graph()
+}

@@ -33,6 +33,7 @@
 //! `optimal: false`.
 
 mod backward;
+mod cut;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -233,6 +234,19 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
                 ran(),
                 cost[s]
             ));
+        }
+        if let Some(c) = &part.cut {
+            for v in (0..n as u32).filter(|&v| s >> v & 1 == 0) {
+                let hc = c.during(&part, &words(s), v, u64::MAX);
+                if hc > cost[s] {
+                    return Err(format!(
+                        "after {:?} the cut bound of {} is {hc} but a completion peaks at {}",
+                        ran(),
+                        g.ops()[order[v as usize] as usize].id,
+                        cost[s]
+                    ));
+                }
+            }
         }
         let hb = back.h(&part, &words(s), &mut scratch);
         if hb > prefix[s] {
@@ -679,6 +693,8 @@ struct Part {
     blocks: Vec<Vec<u32>>,
     /// The same users as op bitsets, `words` per block.
     block_masks: Vec<u64>,
+    /// The part's cut network, for its start bound (parts of 2 to [`MAX_PAIR_OPS`] ops).
+    cut: Option<cut::CutNet>,
 }
 
 /// An open state: (f, ops still to run, live bytes, g, state id), smallest first.
@@ -1287,7 +1303,8 @@ impl Part {
                 put(&mut block_masks[b * words..(b + 1) * words], u);
             }
         }
-        Part {
+        let mut part = Part {
+            cut: None,
             blocks,
             block_masks,
             op_pairs,
@@ -1317,7 +1334,11 @@ impl Part {
             untouched,
             cross,
             made,
+        };
+        if (2..=MAX_PAIR_OPS).contains(&m) {
+            part.cut = Some(cut::CutNet::new(&part));
         }
+        part
     }
 
     fn m(&self) -> usize {
@@ -1824,7 +1845,9 @@ impl Part {
     fn static_bound(&self) -> u64 {
         let set = vec![0u64; self.words];
         let mut scratch = vec![0u64; self.st_words];
+        let start_cut = self.cut.as_ref().map_or(0, |c| c.start);
         self.h(&set, self.live0, &mut scratch, u64::MAX)
+            .max(start_cut)
     }
 
     /// Completes `set` greedily, returning the ops and the peak. Two rules run and the better
@@ -1974,6 +1997,7 @@ impl Part {
                     r.h = r.h.max(pb);
                     r.witness = witness;
                 }
+
                 r.paired = true;
                 if r.h > f {
                     let e = (r.h, full_count - count(&set), r.live, r.g, id);
