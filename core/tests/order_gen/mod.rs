@@ -498,6 +498,11 @@ pub fn pieces(r: &mut Rng, n: usize) -> Graph {
 /// wide), with sizes over two orders of magnitude, some workspace and 0-3 pinned outputs
 /// besides the last op's.
 pub fn uniform_dag(r: &mut Rng, n: usize) -> Graph {
+    Graph::from_spec(uniform_dag_spec(r, n)).expect("generated graph is valid")
+}
+
+/// The spec of [`uniform_dag`].
+pub fn uniform_dag_spec(r: &mut Rng, n: usize) -> GraphSpec {
     let mut b = Builder::default();
     let mut pool: Vec<String> = (0..1 + r.below(3))
         .map(|_| b.tensor(1 + r.below(100), false))
@@ -522,7 +527,7 @@ pub fn uniform_dag(r: &mut Rng, n: usize) -> Graph {
         let t = pool[r.below(pool.len() as u64) as usize].clone();
         b.output(&t);
     }
-    b.graph()
+    b.spec
 }
 
 /// Layers of 5-12 ops, each reading 1-3 tensors of the previous two layers.
