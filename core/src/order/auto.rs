@@ -18,8 +18,15 @@ use crate::plan::{Budget, Ordering};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-/// The part of the time left that the exact search may use before local search takes over.
+/// The part of the time left that the exact search may use before local search takes over:
+/// most of it on graphs small enough for a proof to be likely, less on larger ones, where local
+/// search finds more. Measured on 60-op wide DAGs (120 graphs, 100 ms): 0.9 proves 15% more of
+/// them than 0.7 and their peaks end within 0.03%; on the large-graph families (quick bench)
+/// 0.9 left auto's geometric-mean ratio to the peers at 0.892 against 0.881.
+const EXACT_SHARE_SMALL: f64 = 0.9;
 const EXACT_SHARE: f64 = 0.7;
+/// Graphs of up to this many ops get [`EXACT_SHARE_SMALL`].
+const SMALL_OPS: usize = 200;
 
 /// The heuristics' orders (only valid ones), best (lowest peak) first.
 pub fn heuristic_candidates(g: &Graph) -> Vec<(u64, Vec<OpIx>)> {
@@ -57,7 +64,12 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     let exact_budget = Budget {
         deadline_ms: budget.deadline_ms.map(|d| {
             let now = budget.clock.now_ms();
-            now + (d - now).max(0.0) * EXACT_SHARE
+            let share = if g.num_ops() <= SMALL_OPS {
+                EXACT_SHARE_SMALL
+            } else {
+                EXACT_SHARE
+            };
+            now + (d - now).max(0.0) * share
         }),
         ..*budget
     };

@@ -938,14 +938,14 @@ impl Part {
         high: &mut u64,
     ) -> bool {
         let start = log.len();
-        let mut ready0 = [0u64; 4];
+        // `ready` as it was, to undo a chain that fails (taken when the first one is tried).
+        let mut ready0: Vec<u64> = Vec::new();
         for &first in &self.chain_starts {
             if *live + self.step[first as usize] > limit || !has(ready, first) {
                 continue;
             }
-            let saved = ready.len() <= ready0.len();
-            if saved {
-                ready0[..ready.len()].copy_from_slice(ready);
+            if ready0.is_empty() {
+                ready0.extend_from_slice(ready);
             }
             let (live0, high0) = (*live, *high);
             let mut low = *live; // least memory so far along the chain
@@ -975,11 +975,7 @@ impl Part {
             for &u in &log[start..] {
                 set[(u / 64) as usize] &= !(1 << (u % 64));
             }
-            if saved {
-                ready.copy_from_slice(&ready0[..ready.len()]);
-            } else {
-                self.ready_mask(set, ready);
-            }
+            ready.copy_from_slice(&ready0);
             log.truncate(start);
             *live = live0;
             *high = high0;
