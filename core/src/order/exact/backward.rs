@@ -54,8 +54,6 @@ pub(super) struct Backward {
     log: Vec<u32>,
     table: HashTable<u32>,
     open: BinaryHeap<Reverse<OpenEntry>>,
-    /// Per op: the storages its strict ancestors make (storage bitset).
-    made_anc: Vec<u64>,
     /// Per op: its in-part successors (op bitset).
     succ_mask: Vec<u64>,
     /// Storages live at the start of the part.
@@ -75,34 +73,6 @@ impl Backward {
     /// A backward search of `part` from its end, under `floor` (a lower bound on the peak).
     pub(super) fn new(part: &Part, floor: u64) -> Backward {
         let (m, w, sw) = (part.m(), part.words, part.st_words);
-        // Ancestors in local order (topological), then the storages they make.
-        let mut anc = vec![0u64; m * w];
-        for i in 0..m {
-            for k in 0..w {
-                let mut preds = part.pred_mask[i * w + k];
-                while preds != 0 {
-                    let p = k * 64 + preds.trailing_zeros() as usize;
-                    preds &= preds - 1;
-                    let (lo, hi) = anc.split_at_mut(i * w);
-                    for (x, y) in hi[..w].iter_mut().zip(&lo[p * w..(p + 1) * w]) {
-                        *x |= y;
-                    }
-                    put(&mut anc[i * w..(i + 1) * w], p as u32);
-                }
-            }
-        }
-        let mut made_anc = vec![0u64; m * sw];
-        for k in 0..part.st_size.len() {
-            let p = part.st_producer[k];
-            if p == NIL || part.st_transient[k] {
-                continue;
-            }
-            for v in 0..m {
-                if has(&anc[v * w..(v + 1) * w], p) {
-                    put(&mut made_anc[v * sw..(v + 1) * sw], k as u32);
-                }
-            }
-        }
         let mut succ_mask = vec![0u64; m * w];
         for (i, succs) in part.succs.iter().enumerate() {
             for &s in succs {
@@ -141,7 +111,6 @@ impl Backward {
             log: Vec::new(),
             table,
             open: BinaryHeap::new(),
-            made_anc,
             succ_mask,
             start_live,
             start_need,
@@ -185,7 +154,7 @@ impl Backward {
                 // Live after `set` and made by an ancestor (or live since the start): live
                 // while v ran. Everything else is in `start_need`.
                 let extra = (0..sw).map(|i| {
-                    let after = live_set[i] & (self.made_anc[v * sw + i] | self.start_live[i]);
+                    let after = live_set[i] & (part.made_anc[v * sw + i] | self.start_live[i]);
                     let counted =
                         part.made[v * sw + i] | (part.cross[v * sw + i] & self.start_live[i]);
                     after & !counted

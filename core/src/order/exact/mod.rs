@@ -418,6 +418,8 @@ struct Part {
     /// (storage bitsets, see [`pair_sets`]).
     pairs: Vec<Pair>,
     pair_bits: Vec<u64>,
+    /// Per op: the storages its strict ancestors make (storage bitsets; empty without pairs).
+    made_anc: Vec<u64>,
     /// Per op: its pairs, and the most they can add to its bound (see [`pairs_by_op`]).
     op_pairs: Vec<Vec<u32>>,
     share_in: Vec<u64>,
@@ -608,6 +610,7 @@ impl Part {
         let PairTables {
             pairs,
             bits: pair_bits,
+            made_anc,
         } = tables;
         let (op_pairs, share_in, extra_first) = pairs_by_op(m, &pairs);
         let mut by_need: Vec<(u64, u32)> = (0..m)
@@ -691,6 +694,7 @@ impl Part {
         }
         let mut part = Part {
             cut: None,
+            made_anc,
             blocks,
             block_masks,
             op_pairs,

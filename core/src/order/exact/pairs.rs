@@ -221,15 +221,21 @@ pub(super) fn pair_sets(
         bits.extend_from_slice(&puv);
         bits.extend_from_slice(&pvu);
     }
-    PairTables { pairs, bits }
+    PairTables {
+        pairs,
+        bits,
+        made_anc,
+    }
 }
 
 /// What [`pair_sets`] computes: the pairs, and their sets P(u, v) and P(v, u) (`st_words` words
-/// each, in that order per pair).
+/// each, in that order per pair); and per op the storages its strict ancestors make (storage
+/// bitsets, `st_words` words per op), which the backward search needs too.
 #[derive(Default)]
 pub(super) struct PairTables {
     pub(super) pairs: Vec<Pair>,
     pub(super) bits: Vec<u64>,
+    pub(super) made_anc: Vec<u64>,
 }
 
 /// A pair of the pair bound; see [`pair_sets`].
