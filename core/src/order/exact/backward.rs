@@ -63,8 +63,7 @@ pub(super) struct Backward {
     /// The pairs' bounds at the start, largest first: (bound, u, v).
     pairs: Vec<(u64, u32, u32)>,
     /// The least f still open (a lower bound on the part's peak), once something was expanded.
-    pub lower_bound: u64,
-    pub expanded: u64,
+    pub(super) lower_bound: u64,
     scratch: Vec<u64>,
     child: Vec<u64>,
 }
@@ -116,7 +115,6 @@ impl Backward {
             start_need,
             pairs,
             lower_bound: 0,
-            expanded: 0,
             scratch: vec![0u64; sw],
             child: vec![0u64; w],
         };
@@ -194,7 +192,6 @@ impl Backward {
             if count == 0 {
                 return Status::Found(self.path(id), rec.g);
             }
-            self.expanded += 1;
             let at = id as usize * w;
             let set = self.keys[at..at + w].to_vec();
             let mut scratch = std::mem::take(&mut self.scratch);
