@@ -3,7 +3,8 @@
 mod order_gen;
 
 use order_gen::{
-    brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, Rng,
+    brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs,
+    uniform_dag, wide_layered, Rng,
 };
 use peakorder::bounds::{lower_bound, part_lower_bound};
 use peakorder::order::auto::auto_order;
@@ -16,13 +17,15 @@ use proptest::prelude::*;
 
 fn graph(kind: u8, seed: u64, n: usize) -> Graph {
     let mut r = Rng::new(seed);
-    match kind % 6 {
+    match kind % 8 {
         0 => dag(&mut r, n),
         1 => series_parallel(&mut r, n),
         2 => pieces(&mut r, n),
         3 => in_forest(&mut r, n),
         4 => sp_pinned_outputs(&mut r, n),
-        _ => fork_join(&mut r, n),
+        5 => fork_join(&mut r, n),
+        6 => uniform_dag(&mut r, n),
+        _ => wide_layered(&mut r, n),
     }
 }
 
@@ -49,7 +52,7 @@ proptest! {
 
     /// With room to finish, exact search proves the brute-force optimum.
     #[test]
-    fn exact_is_optimal(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
+    fn exact_is_optimal(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
         let r = exact_matches_brute_force(kind, seed, n)?;
         // Finished: its bound is the optimum it proved (r.peak, the brute-force optimum).
         prop_assert_eq!(r.lower_bound, r.peak);
@@ -58,7 +61,7 @@ proptest! {
     /// The search's bound never exceeds what the best completion of a set of ops needs, at
     /// every downset (checked against dynamic programming over all of them).
     #[test]
-    fn bound_is_admissible_everywhere(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=12) {
+    fn bound_is_admissible_everywhere(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=12) {
         let g = graph(kind, seed, n);
         let r = check_bound_admissible(&g, &greedy_order(&g));
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
@@ -68,7 +71,7 @@ proptest! {
     /// claims optimality only when it holds.
     #[test]
     fn exact_is_honest_when_cut_short(
-        kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10, states in 0u64..20,
+        kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10, states in 0u64..20,
     ) {
         let g = graph(kind, seed, n);
         let budget = Budget::new(&NoClock, None, states);
@@ -85,7 +88,7 @@ proptest! {
 
     /// The stronger bound is a true lower bound, and at least the linear one.
     #[test]
-    fn part_lower_bound_is_true(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
+    fn part_lower_bound_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let b = part_lower_bound(&g);
         prop_assert!(lower_bound(&g) <= b);
@@ -94,7 +97,7 @@ proptest! {
 
     /// `auto` (through `plan`, as the CLI calls it) is optimal and says so.
     #[test]
-    fn auto_plan_is_optimal(kind in 0u8..6, seed in any::<u64>(), n in 1usize..=10) {
+    fn auto_plan_is_optimal(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
         let opts = PlanOptions { method: Method::Auto, budget_ms: None, max_states: u64::MAX, ..PlanOptions::default() };
         let p = plan(&g, &opts, &NoClock).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -113,7 +116,7 @@ proptest! {
 
     /// Larger graphs (11–15 ops): more cut parts, longer chains for the dominance rules.
     #[test]
-    fn exact_is_optimal_on_larger_graphs(kind in 0u8..6, seed in any::<u64>(), n in 11usize..=15) {
+    fn exact_is_optimal_on_larger_graphs(kind in 0u8..8, seed in any::<u64>(), n in 11usize..=15) {
         exact_matches_brute_force(kind, seed, n)?;
     }
 }
