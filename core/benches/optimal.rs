@@ -6,19 +6,21 @@
 //! Memory is measured with a counting allocator: the most bytes allocated at once while the
 //! orderer ran, above what was allocated before it started.
 
+mod common;
 #[path = "../tests/order_gen/mod.rs"]
 mod order_gen;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering as AO};
 
+use common::{cpu_ms, CpuClock};
 use order_gen::Rng;
 use peakorder::examples::{seed_graph, SeedOptions};
 use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
 use peakorder::generators;
 use peakorder::order::liu::liu_order;
 use peakorder::units::format_bytes;
-use peakorder::{peak_of, plan, Clock, Graph, Method, PlanOptions};
+use peakorder::{peak_of, plan, Graph, Method, PlanOptions};
 
 struct Counting;
 static NOW: AtomicUsize = AtomicUsize::new(0);
@@ -41,25 +43,6 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-/// CPU time of the calling thread, in ms: "time on one core", unaffected by other load on a
-/// shared machine. Also the clock the searches' deadlines are read from.
-fn cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
-}
-
-struct CpuClock;
-impl Clock for CpuClock {
-    fn now_ms(&self) -> f64 {
-        cpu_ms()
-    }
-}
 
 /// A random in-tree of `n` ops: op i feeds a random later op (or is a root); each op makes one
 /// tensor of 1..=64 KiB and some have workspace.

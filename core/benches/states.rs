@@ -7,25 +7,17 @@
 //! [--max-states=N] [--quiet] [--dump=SEED]` (`--quiet` prints only seeds that need over 10,000
 //! states; `--dump` prints that seed's graph and its best order's memory at each step).
 
+mod common;
 #[path = "../tests/order_gen/mod.rs"]
 mod order_gen;
 
+use common::cpu_ms;
 use order_gen::Rng;
 use peakorder::order::auto::heuristic_candidates;
 use peakorder::order::exact::exact_search;
 use peakorder::{Budget, Graph, NoClock};
 
 type Family = (&'static str, fn(&mut Rng) -> Graph);
-
-fn cpu_ms() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
-}
 
 /// Prints the graph one op per line: reads and makes (storage id and size), workspace.
 fn dump(g: &Graph) {
