@@ -1105,19 +1105,9 @@ impl Part {
         if self.pairs.is_empty() {
             return (worst, witness);
         }
-        let sw = self.st_words;
         let m = self.m();
-        // Each op's `need`, and the live bytes it or a descendant still needs (`held`).
-        let mut needs = vec![(0u64, 0u64); m];
-        let mut held_max = 0;
-        for (x, slot) in needs.iter_mut().enumerate() {
-            if !has(set, x as u32) {
-                let c = &self.cross[x * sw..(x + 1) * sw];
-                let held = self.sums.sum(c.iter().zip(live_set).map(|(c, l)| c & l));
-                *slot = (self.need(x, live_set), held);
-                held_max = held_max.max(held);
-            }
-        }
+        let needs = self.needs_held(set, live_set);
+        let held_max = needs.iter().map(|n| n.1).max().unwrap_or(0);
         // A pair beats `worst` only if, whichever runs first, one of its ops' bounds rises
         // above it, so one of the two is "hot": its need plus the most a pair can add to it
         // beats `worst`. Only the hot ops' pairs are scanned.
@@ -1127,14 +1117,7 @@ impl Part {
                 !has(set, x) && needs[x as usize].0 + add > worst
             })
             .collect();
-        // Storages not made yet: made in the part by an op still to run.
-        let mut unmade = vec![0u64; sw];
-        for k in 0..self.st_size.len() {
-            let p = self.st_producer[k];
-            if p != NIL && !has(set, p) {
-                put(&mut unmade, k as u32);
-            }
-        }
+        let unmade = self.unmade(set);
         let eval = |n: usize, worst: u64| self.pair_value(n, &needs, &unmade, live_set, worst);
         if hint != NIL {
             let pr = self.pairs[hint as usize];
@@ -1203,25 +1186,42 @@ impl Part {
         first.min((nu + b).max(self.need_beside(v as usize, u as usize, live_set)))
     }
 
+    /// Per op not in `set`: its `need` and the live bytes it or a descendant still needs
+    /// (`held`), given the storages live now; (0, 0) for ops in `set`.
+    fn needs_held(&self, set: &[u64], live_set: &[u64]) -> Vec<(u64, u64)> {
+        let sw = self.st_words;
+        (0..self.m())
+            .map(|x| {
+                if has(set, x as u32) {
+                    return (0, 0);
+                }
+                let c = &self.cross[x * sw..(x + 1) * sw];
+                let held = self.sums.sum(c.iter().zip(live_set).map(|(c, l)| c & l));
+                (self.need(x, live_set), held)
+            })
+            .collect()
+    }
+
+    /// Storages not made yet after `set`: made in the part by an op still to run.
+    fn unmade(&self, set: &[u64]) -> Vec<u64> {
+        let mut unmade = vec![0u64; self.st_words];
+        for k in 0..self.st_size.len() {
+            let p = self.st_producer[k];
+            if p != NIL && !has(set, p) {
+                put(&mut unmade, k as u32);
+            }
+        }
+        unmade
+    }
+
     /// Every pair's bound at the start of the part (so in every order, since both ops of a
     /// pair run somewhere in it).
     fn start_pair_values(&self) -> Vec<u64> {
         let set = vec![0u64; self.words];
         let mut live_set = vec![0u64; self.st_words];
         self.live_set(&set, &mut live_set);
-        let needs: Vec<(u64, u64)> = (0..self.m())
-            .map(|x| {
-                let c = &self.cross[x * self.st_words..(x + 1) * self.st_words];
-                let held = self.sums.sum(c.iter().zip(&live_set).map(|(c, l)| c & l));
-                (self.need(x, &live_set), held)
-            })
-            .collect();
-        let mut unmade = vec![0u64; self.st_words];
-        for k in 0..self.st_size.len() {
-            if self.st_producer[k] != NIL {
-                put(&mut unmade, k as u32);
-            }
-        }
+        let needs = self.needs_held(&set, &live_set);
+        let unmade = self.unmade(&set);
         (0..self.pairs.len())
             .map(|n| self.pair_value(n, &needs, &unmade, &live_set, 0))
             .collect()
