@@ -85,6 +85,11 @@ pub enum Error {
     RegionCycle { ops: Vec<String> },
     /// No fusion found keeps the planned peak within the limit; `best` is the lowest peak found.
     PeakLimit { limit: u64, best: u64 },
+    /// A layout request or result that cannot stand (an empty lifetime, a zero alignment, a
+    /// solver's layout failing its check); `what` names the buffer or layout.
+    BadLayout { what: String, reason: String },
+    /// A malformed line of a MiniMalloc CSV (line 1 is the header).
+    BadCsv { line: usize, reason: String },
 }
 
 impl Error {
@@ -112,6 +117,8 @@ impl Error {
             Error::BadRegion { .. } => "bad_region",
             Error::RegionCycle { .. } => "region_cycle",
             Error::PeakLimit { .. } => "peak_limit",
+            Error::BadLayout { .. } => "bad_layout",
+            Error::BadCsv { .. } => "bad_csv",
         }
     }
 }
@@ -234,6 +241,8 @@ impl fmt::Display for Error {
                 crate::units::format_bytes(*limit),
                 crate::units::format_bytes(*best)
             ),
+            Error::BadLayout { what, reason } => write!(f, "layout of {what}: {reason}"),
+            Error::BadCsv { line, reason } => write!(f, "line {line}: {reason}"),
         }
     }
 }

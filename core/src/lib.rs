@@ -20,6 +20,7 @@ pub mod generators;
 pub mod graph;
 mod id_index;
 pub mod invariants;
+pub mod layout;
 pub mod maxflow;
 pub mod order;
 pub mod plan;
@@ -29,6 +30,7 @@ pub mod units;
 pub use bounds::lower_bound;
 pub use error::Error;
 pub use graph::{Graph, Op, Tensor};
+pub use layout::{layout, Layout, LayoutMethod, LayoutOptions};
 pub use plan::{
     compare, compare_hooked, plan, plan_hooked, Budget, Clock, Comparison, Hooks, Method,
     MethodRow, NoClock, Plan, PlanOptions, Progress,
