@@ -39,6 +39,8 @@ pub enum Outcome {
     Found(Vec<u64>),
     /// No layout fits the capacity (proven).
     Infeasible,
+    /// Every preorder hit the round's node limit: undecided, try again with a higher one.
+    Limit,
     /// The budget ran out first.
     Stopped,
 }
@@ -63,41 +65,46 @@ pub struct Nodes {
     pub used: u64,
 }
 
-/// Searches for a layout of `bufs` (sizes > 0) within `capacity`.
-pub fn solve(
-    bufs: &[Buffer],
-    overlaps: &Overlaps,
-    capacity: u64,
-    budget: &Budget,
-    nodes: &mut Nodes,
-) -> Outcome {
-    let n = bufs.len();
-    if n == 0 {
-        return Outcome::Found(Vec::new());
+/// The exact search of one group (sizes > 0), ready to answer decision questions.
+pub struct Solver {
+    instances: Vec<Instance>,
+    largest: u64,
+    densest: u64,
+}
+
+impl Solver {
+    pub fn new(bufs: &[Buffer], overlaps: &Overlaps) -> Solver {
+        let positions: Vec<u32> = (0..bufs.len() as u32).collect();
+        let sections = Sections::cliques(bufs, &positions);
+        let mut section_total = vec![0u64; sections.clique_count()];
+        for (i, b) in bufs.iter().enumerate() {
+            for t in &mut section_total[sections.lo[i] as usize..sections.hi[i] as usize] {
+                *t += b.size;
+            }
+        }
+        Solver {
+            instances: PREORDERS
+                .iter()
+                .map(|keys| Instance::new(bufs, overlaps, &sections, &section_total, keys))
+                .collect(),
+            largest: bufs.iter().map(|b| b.size).max().unwrap_or(0),
+            densest: section_total.iter().copied().max().unwrap_or(0),
+        }
     }
-    let positions: Vec<u32> = (0..n as u32).collect();
-    let sections = Sections::of(bufs, &positions);
-    // Quick refusals: a buffer taller than the capacity, or a section whose live total is.
-    let mut section_total = vec![0u64; sections.count()];
-    for (i, b) in bufs.iter().enumerate() {
-        if b.size > capacity {
+
+    /// One round: each preorder in turn with at most `limit` nodes (MiniMalloc's round robin).
+    pub fn round(&self, capacity: u64, limit: u64, budget: &Budget, nodes: &mut Nodes) -> Outcome {
+        if self.instances[0].size.is_empty() {
+            return Outcome::Found(Vec::new());
+        }
+        if self.largest > capacity || self.densest > capacity {
             return Outcome::Infeasible;
         }
-        for t in &mut section_total[sections.lo[i] as usize..sections.hi[i] as usize] {
-            *t += b.size;
-        }
-    }
-    if section_total.iter().any(|&t| t > capacity) {
-        return Outcome::Infeasible;
-    }
-    let mut limit = 2 * n as u64;
-    loop {
-        for keys in &PREORDERS {
-            let inst = Instance::new(bufs, overlaps, &sections, &section_total, keys);
-            let mut search = Search::new(&inst, capacity);
+        for inst in &self.instances {
+            let mut search = Search::new(inst, capacity);
             match search.run(budget, nodes, limit) {
                 Run::Found => {
-                    let mut off = vec![0u64; n];
+                    let mut off = vec![0u64; inst.size.len()];
                     for (rank, &pos) in inst.pos.iter().enumerate() {
                         off[pos as usize] = search.off[rank];
                     }
@@ -108,7 +115,26 @@ pub fn solve(
                 Run::NodeLimit => {}
             }
         }
-        limit = limit.saturating_mul(2);
+        Outcome::Limit
+    }
+}
+
+/// Searches for a layout of `bufs` (sizes > 0) within `capacity`, doubling the node limit from
+/// twice the buffer count until the question is decided or the budget ends.
+pub fn solve(
+    bufs: &[Buffer],
+    overlaps: &Overlaps,
+    capacity: u64,
+    budget: &Budget,
+    nodes: &mut Nodes,
+) -> Outcome {
+    let solver = Solver::new(bufs, overlaps);
+    let mut limit = 2 * bufs.len() as u64;
+    loop {
+        match solver.round(capacity, limit, budget, nodes) {
+            Outcome::Limit => limit = limit.saturating_mul(2),
+            other => return other,
+        }
     }
 }
 
@@ -181,7 +207,7 @@ impl Instance {
             adj.extend(overlaps.row(p as usize).iter().map(|&q| rank[q as usize]));
             adj_start.push(adj.len() as u32);
         }
-        let nsec = sections.count();
+        let nsec = sections.clique_count();
         let mut count = vec![0u32; nsec + 1];
         for r in 0..n {
             for s in lo[r]..hi[r] {
@@ -240,6 +266,7 @@ const UNPLACED: u64 = u64::MAX;
 enum Undo {
     MinOff(u32, u64),
     Floor(u32, u64),
+    Lowest(u32, u64),
     Place(u32),
 }
 
@@ -294,6 +321,9 @@ struct Search<'a> {
     off: Vec<u64>,
     min_off: Vec<u64>,
     floor: Vec<u64>,
+    /// Per section: the lowest `min_off` of its unplaced buffers (`u64::MAX` when none), kept
+    /// up to date by rescanning a section only when a buffer holding its minimum leaves it.
+    lowest: Vec<u64>,
     total: Vec<u64>,
     cut: Vec<u32>,
     trail: Vec<Undo>,
@@ -316,6 +346,7 @@ impl<'a> Search<'a> {
             off: vec![UNPLACED; n],
             min_off: vec![0; n],
             floor: vec![0; nsec],
+            lowest: vec![0; nsec],
             total: inst.total.clone(),
             cut: inst.cut.clone(),
             trail: Vec::new(),
@@ -338,6 +369,7 @@ impl<'a> Search<'a> {
             match self.trail.pop() {
                 Some(Undo::MinOff(r, old)) => self.min_off[r as usize] = old,
                 Some(Undo::Floor(s, old)) => self.floor[s as usize] = old,
+                Some(Undo::Lowest(s, old)) => self.lowest[s as usize] = old,
                 Some(Undo::Place(r)) => {
                     let r = r as usize;
                     self.off[r] = UNPLACED;
@@ -354,6 +386,16 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Marks section `s` for a rescan of its lowest `min_off` (once per placement): a buffer
+    /// that held the minimum left it (placed, or raised).
+    fn leave_lowest(&mut self, s: u32) {
+        let su = s as usize;
+        if self.seen[su] != self.generation {
+            self.seen[su] = self.generation;
+            self.affected.push(s);
+        }
+    }
+
     /// Places rank `r` at its `min_off`. Returns (hatless, a cut dropped to zero).
     fn place(&mut self, r: u32) -> (bool, bool) {
         let inst = self.inst;
@@ -362,6 +404,12 @@ impl<'a> Search<'a> {
         let top = o + inst.size[ru];
         self.off[ru] = o;
         self.trail.push(Undo::Place(r));
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.seen.fill(0);
+            self.generation = 1;
+        }
+        self.affected.clear();
         let (lo, hi) = (inst.lo[ru], inst.hi[ru]);
         let mut split = false;
         for s in lo..hi {
@@ -371,18 +419,16 @@ impl<'a> Search<'a> {
                 self.trail.push(Undo::Floor(s, self.floor[su]));
                 self.floor[su] = top;
             }
+            // `r` leaves the unplaced buffers: where it held the minimum, it may move.
+            if self.lowest[su] == o {
+                self.leave_lowest(s);
+            }
         }
         for c in &mut self.cut[lo as usize..hi as usize - 1] {
             *c -= 1;
             split |= *c == 0;
         }
-        // Raise the overlapping unplaced buffers; remember the sections whose floor may rise.
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.seen.fill(0);
-            self.generation = 1;
-        }
-        self.affected.clear();
+        // Raise the overlapping unplaced buffers onto `r`.
         let mut hatless = true;
         for &x in inst.adj(r) {
             let xu = x as usize;
@@ -390,19 +436,17 @@ impl<'a> Search<'a> {
                 continue;
             }
             hatless = false;
-            if self.min_off[xu] < top {
-                self.trail.push(Undo::MinOff(x, self.min_off[xu]));
+            let old = self.min_off[xu];
+            if old < top {
+                self.trail.push(Undo::MinOff(x, old));
                 self.min_off[xu] = top;
                 for s in inst.lo[xu]..inst.hi[xu] {
-                    if self.seen[s as usize] != self.generation {
-                        self.seen[s as usize] = self.generation;
-                        self.affected.push(s);
+                    if self.lowest[s as usize] == old {
+                        self.leave_lowest(s);
                     }
                 }
             }
         }
-        // The floor of a section is at least the lowest offset any unplaced buffer there can
-        // still take.
         for k in 0..self.affected.len() {
             let s = self.affected[k];
             let lowest = inst
@@ -410,24 +454,30 @@ impl<'a> Search<'a> {
                 .iter()
                 .filter(|&&x| self.off[x as usize] == UNPLACED)
                 .map(|&x| self.min_off[x as usize])
-                .min();
-            if let Some(m) = lowest {
-                if m > self.floor[s as usize] {
-                    self.trail.push(Undo::Floor(s, self.floor[s as usize]));
-                    self.floor[s as usize] = m;
-                }
+                .min()
+                .unwrap_or(u64::MAX);
+            let su = s as usize;
+            if lowest != self.lowest[su] {
+                self.trail.push(Undo::Lowest(s, self.lowest[su]));
+                self.lowest[su] = lowest;
             }
         }
         (hatless, split)
     }
 
-    /// Section inference over a part, with every later offset at least `o`.
+    /// Section inference over a part, with every later offset at least `o`: the unplaced
+    /// buffers of a section need their total above its floor, which is at least the top of what
+    /// is placed there, `o`, and the lowest offset any of them can still take.
     fn check(&self, part: Part, o: u64) -> bool {
         let (lo, hi) = (part.sec_lo as usize, part.sec_hi as usize);
         self.floor[lo..hi]
             .iter()
+            .zip(&self.lowest[lo..hi])
             .zip(&self.total[lo..hi])
-            .all(|(&f, &t)| f.max(o) + t <= self.capacity)
+            .all(|((&f, &l), &t)| {
+                let l = if l == u64::MAX { 0 } else { l };
+                f.max(o).max(l) + t <= self.capacity
+            })
     }
 
     /// Makes the choice frame of `part` after a placement at (`last_off`, position `last` in

@@ -165,6 +165,30 @@ impl Sections {
     pub fn count(&self) -> usize {
         self.times.len().saturating_sub(1)
     }
+
+    /// The coarser sections MiniMalloc's sweep makes: one per distinct end time, holding the
+    /// buffers live just before it (the maximal sets of buffers live at once; any other time's
+    /// live set is a subset of one of them). Two buffers overlap in time exactly when their
+    /// section ranges meet. `times` are the end times (section `k` ends at `times[k]`).
+    pub fn cliques(buffers: &[Buffer], subset: &[u32]) -> Sections {
+        let mut times: Vec<u64> = subset.iter().map(|&i| buffers[i as usize].upper).collect();
+        times.sort_unstable();
+        times.dedup();
+        let lo = subset
+            .iter()
+            .map(|&i| times.partition_point(|&t| t <= buffers[i as usize].lower) as u32)
+            .collect();
+        let hi = subset
+            .iter()
+            .map(|&i| times.partition_point(|&t| t <= buffers[i as usize].upper) as u32)
+            .collect();
+        Sections { times, lo, hi }
+    }
+
+    /// Number of sections made by [`Sections::cliques`].
+    pub fn clique_count(&self) -> usize {
+        self.times.len()
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! problem as their authors describe them, with no decomposition: they are the baselines.
 
 use super::best_fit::{self, Rank};
-use super::canonical::{self, Nodes, Outcome};
+use super::canonical::{Nodes, Outcome, Solver};
 use super::check::{check, Conflict};
 use super::decompose::decompose;
 use super::hill_climb;
@@ -242,61 +242,94 @@ fn by_groups(
         cancel: budget.cancel,
         progress: None,
     };
-    let mut stopped = false;
-    loop {
-        let arena = arena_of(&groups);
-        let target = match capacity {
-            Some(c) if arena <= c => break,
-            Some(c) => c,
-            None if arena <= lo => break,
-            // Fit at the bound first; after a proof that it cannot, halve the gap.
-            None if lo == global_bound => lo,
-            None => lo + (arena - 1 - lo) / 2,
-        };
-        if target < forest.stacked_top {
-            // A stacked buffer alone reaches above the target: no layout fits it.
-            lo = lo.max(target + 1);
-            break;
-        }
-        let mut proven_impossible = false;
-        for g in groups.iter_mut().filter(|g| g.top() > target) {
-            if target < g.base + g.bound {
-                proven_impossible = true;
-                break;
-            }
-            if !g.searchable {
-                stopped = true;
-                break;
-            }
-            let Some(ov) = &g.overlaps else {
-                stopped = true;
-                break;
+    // The exact search, in rounds of a doubling node limit. Each round asks the groups above
+    // a target whether they fit it: first the bound (real graphs nearly always fit there), then
+    // a looser target (the capacity, or halfway to the best arena), so that one hard question
+    // does not take all the time while an easier one would have improved the arena.
+    let solvers: Vec<Option<Solver>> = groups
+        .iter()
+        .map(|g| match (&g.overlaps, g.searchable) {
+            (Some(ov), true) => Some(Solver::new(&g.bufs, ov)),
+            _ => None,
+        })
+        .collect();
+    let mut scale: u64 = 2;
+    'rounds: loop {
+        let mut decided_any = false;
+        // A search hit its node limit: a higher one may decide it.
+        let mut open = false;
+        for pick in 0..2 {
+            let arena = arena_of(&groups);
+            let target = match (capacity, pick) {
+                (Some(c), _) if arena <= c => break 'rounds,
+                (None, _) if arena <= lo => break 'rounds,
+                (_, 0) => lo,
+                (Some(c), _) => c,
+                (None, _) => lo + (arena - 1 - lo) / 2,
             };
-            match canonical::solve(&g.bufs, ov, target - g.base, &search_budget, &mut nodes) {
-                Outcome::Found(off) => {
-                    g.height = height(&g.bufs, &off);
-                    g.off = off;
-                    g.order = None;
+            if pick == 1 && target == lo {
+                continue;
+            }
+            // With a capacity, the bound gets only the first two (cheap) rounds: when it is
+            // easy it is found at once and is optimal; when it is not, the capacity is the
+            // question asked.
+            if pick == 0 && capacity.is_some_and(|c| c > lo) && scale > 4 {
+                continue;
+            }
+            if target < forest.stacked_top {
+                // A stacked buffer alone reaches above the target: no layout fits it.
+                lo = lo.max(target + 1);
+                decided_any = true;
+                continue;
+            }
+            for (k, g) in groups.iter_mut().enumerate() {
+                if g.top() <= target {
+                    continue;
                 }
-                Outcome::Infeasible => {
-                    g.bound = g.bound.max(target - g.base + 1);
-                    proven_impossible = true;
+                if target < g.base + g.bound {
+                    lo = lo.max(target + 1);
+                    decided_any = true;
                     break;
                 }
-                Outcome::Stopped => {
-                    stopped = true;
+                let Some(solver) = &solvers[k] else {
+                    // Too large to search: the target stays open.
                     break;
+                };
+                let limit = scale.saturating_mul(g.bufs.len() as u64);
+                match solver.round(target - g.base, limit, &search_budget, &mut nodes) {
+                    Outcome::Found(off) => {
+                        g.height = height(&g.bufs, &off);
+                        g.off = off;
+                        g.order = None;
+                        decided_any = true;
+                    }
+                    Outcome::Infeasible => {
+                        g.bound = g.bound.max(target - g.base + 1);
+                        lo = lo.max(target + 1);
+                        decided_any = true;
+                        break;
+                    }
+                    Outcome::Limit => {
+                        open = true;
+                        break;
+                    }
+                    Outcome::Stopped => break 'rounds,
                 }
             }
         }
-        if stopped {
+        if capacity.is_some_and(|c| lo > c)
+            || search_budget.expired()
+            || nodes.used >= budget.max_states
+        {
+            // The capacity is proven out of reach, or the budget is spent.
             break;
         }
-        if proven_impossible {
-            lo = lo.max(target + 1);
-            if capacity.is_some() {
+        if !decided_any {
+            if !open {
+                // Nothing left the search can answer (the groups above are too large).
                 break;
             }
+            scale = scale.saturating_mul(2);
         }
     }
     // Local improvement of the groups that still reach above the bound.

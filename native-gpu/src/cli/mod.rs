@@ -12,6 +12,7 @@ mod error;
 mod fuse;
 mod import;
 mod input;
+mod layout;
 mod plan;
 mod report;
 mod run;
@@ -141,6 +142,39 @@ enum Command {
         #[arg(long, short)]
         output: PathBuf,
     },
+    /// Give every tensor a byte offset in one arena for an order (docs/layout.md): INPUT is a
+    /// graph (its order planned, or --order) or a MiniMalloc CSV (id,lower,upper,size).
+    Layout {
+        /// Graph JSON file, `-` for stdin, or a `.csv` of fixed lifetimes.
+        input: PathBuf,
+        /// Lay out this order (a JSON array of op ids, or a plan) instead of planning one.
+        #[arg(long)]
+        order: Option<PathBuf>,
+        /// Layout method: auto (default), exact, size, duration, conflicts, area, online, local.
+        #[arg(long, short, default_value = "auto")]
+        method: String,
+        /// Planning method for the order when --order is not given.
+        #[arg(long, default_value = "auto")]
+        plan_method: String,
+        /// Round every size (and offset) up to a multiple of this many bytes.
+        #[arg(long, default_value_t = 1)]
+        align: u64,
+        /// Time budget of the whole command in milliseconds (planning takes a tenth of it).
+        #[arg(long, default_value_t = 1000.0, value_parser = parse_budget_ms)]
+        budget_ms: f64,
+        /// Stop at the first layout within this many bytes; exit 1 if none is found.
+        #[arg(long)]
+        capacity: Option<u64>,
+        /// When the planned order needs an arena above its peak, other orders may have a peak up
+        /// to this fraction above it (e.g. 0.05); default 0: the same peak.
+        #[arg(long, default_value_t = 0.0)]
+        slack: f64,
+        /// CSV input: also write MiniMalloc's output CSV (id,lower,upper,size,offset) here.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
     Demo {
         #[arg(long)]
@@ -232,6 +266,29 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             device,
             graph,
         } => demo::run(json, &device, graph),
+        Command::Layout {
+            input,
+            order,
+            method,
+            plan_method,
+            align,
+            budget_ms,
+            capacity,
+            slack,
+            output,
+            json,
+        } => layout::run(layout::LayoutArgs {
+            input: &input,
+            order: order.as_deref(),
+            method: &method,
+            plan_method: &plan_method,
+            align,
+            budget_ms,
+            capacity,
+            slack,
+            output: output.as_ref(),
+            json,
+        }),
         Command::Import {
             format:
                 ImportFormat::Onnx {

@@ -1,0 +1,238 @@
+//! `peakorder layout`: a byte offset for every tensor (or every buffer of a MiniMalloc CSV), so
+//! that one arena of the reported size runs the order. The core decides everything; this only
+//! reads the input, calls it and prints.
+
+use std::path::{Path, PathBuf};
+
+use peakorder::layout::{
+    csv, layout_hooked, layout_intervals, plan_and_layout, IntervalLayout, Layout, LayoutMethod,
+    LayoutOptions,
+};
+use peakorder::units::format_bytes;
+use peakorder::{Hooks, Method, PlanOptions};
+
+use super::input::{read_order, read_text};
+use super::plan::to_json;
+use super::search::{install_ctrl_c, CANCEL};
+use super::table::ms;
+use super::{CliError, StdClock};
+
+/// Everything `peakorder layout` takes.
+pub struct LayoutArgs<'a> {
+    pub input: &'a Path,
+    pub order: Option<&'a Path>,
+    pub method: &'a str,
+    pub plan_method: &'a str,
+    pub align: u64,
+    pub budget_ms: f64,
+    pub capacity: Option<u64>,
+    pub slack: f64,
+    pub output: Option<&'a PathBuf>,
+    pub json: bool,
+}
+
+/// A graph, or MiniMalloc's CSV: by extension, else by the first character (`{` is a graph).
+fn is_csv(path: &Path, text: &str) -> bool {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("csv") => true,
+        Some("json") => false,
+        _ => !text.trim_start().starts_with('{'),
+    }
+}
+
+pub fn run(a: LayoutArgs) -> Result<(), CliError> {
+    let method: LayoutMethod = a.method.parse()?;
+    if a.align == 0 {
+        return Err(CliError::Input("--align must be at least 1 byte".into()));
+    }
+    if !(a.slack.is_finite() && a.slack >= 0.0) {
+        return Err(CliError::Input(format!(
+            "--slack must be a fraction >= 0 (e.g. 0.05 for 5%), not {}",
+            a.slack
+        )));
+    }
+    let text = read_text(a.input)?;
+    let opts = LayoutOptions {
+        method,
+        align: a.align,
+        budget_ms: Some(a.budget_ms),
+        capacity: a.capacity,
+        ..LayoutOptions::default()
+    };
+    install_ctrl_c();
+    let hooks = Hooks {
+        cancel: Some(&CANCEL),
+        progress: None,
+    };
+    let clock = StdClock::new();
+    let name = a.input.display();
+    if is_csv(a.input, &text) {
+        if a.order.is_some() {
+            return Err(CliError::Input(
+                "--order applies to graphs; a CSV's lifetimes are fixed".into(),
+            ));
+        }
+        let iv = csv::parse(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
+        let l = layout_intervals(&iv, &opts, &clock, &hooks)
+            .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
+        if let Some(out) = a.output {
+            std::fs::write(out, csv::write(&iv, &l.offsets_ix))
+                .map_err(|e| CliError::Other(format!("cannot write {}: {e}", out.display())))?;
+        }
+        if a.json {
+            println!("{}", to_json(&l));
+        } else {
+            print!("{}", render_intervals(&l));
+        }
+        return capacity_result(a.capacity, l.arena_bytes, l.lower_bound_bytes);
+    }
+    if a.output.is_some() {
+        return Err(CliError::Input(
+            "--output writes MiniMalloc CSV, for CSV input only".into(),
+        ));
+    }
+    let g =
+        peakorder::Graph::from_json(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
+    let l = match a.order {
+        Some(path) => {
+            let order = read_order(&g, path)?;
+            layout_hooked(&g, &order, &opts, &clock, &hooks)?
+        }
+        None => {
+            let plan_method: Method = a.plan_method.parse()?;
+            // Planning takes a tenth of the budget (100 ms at the default, `plan`'s default).
+            let plan_opts = PlanOptions {
+                method: plan_method,
+                budget_ms: Some(a.budget_ms / 10.0),
+                ..PlanOptions::default()
+            };
+            let layout_opts = LayoutOptions {
+                budget_ms: Some(a.budget_ms * 0.9),
+                ..opts
+            };
+            plan_and_layout(&g, &plan_opts, &layout_opts, a.slack, &clock, &hooks)?
+        }
+    };
+    if a.json {
+        println!("{}", to_json(&l));
+    } else {
+        print!("{}", render(&l));
+    }
+    capacity_result(a.capacity, l.arena_bytes, l.lower_bound_bytes)
+}
+
+/// Exit 1 when a capacity was asked for and not met.
+fn capacity_result(capacity: Option<u64>, arena: u64, bound: u64) -> Result<(), CliError> {
+    match capacity {
+        Some(c) if arena > c => Err(CliError::Other(if bound > c {
+            format!(
+                "no layout fits in {c} bytes: at least {bound} are needed (proven); the best found needs {arena}"
+            )
+        } else {
+            format!("no layout within {c} bytes was found within the budget; the best found needs {arena}")
+        })),
+        _ => Ok(()),
+    }
+}
+
+fn bytes(b: u64) -> String {
+    format!("{} ({b} bytes)", format_bytes(b))
+}
+
+fn proof(optimal: bool, arena: u64, bound: u64) -> String {
+    if optimal {
+        "yes (proven)".into()
+    } else {
+        format!(
+            "not proven (gap to lower bound {})",
+            format_bytes(arena - bound)
+        )
+    }
+}
+
+/// The text report of a graph's layout: a summary, then the buffers by offset.
+pub fn render(l: &Layout) -> String {
+    let mut s = String::new();
+    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<16}{v}\n"));
+    line(&mut s, "method", l.method.clone());
+    line(&mut s, "arena", bytes(l.arena_bytes));
+    line(&mut s, "order's peak", bytes(l.peak_bytes));
+    line(&mut s, "lower bound", bytes(l.lower_bound_bytes));
+    line(
+        &mut s,
+        "optimal",
+        proof(l.optimal, l.arena_bytes, l.lower_bound_bytes),
+    );
+    line(&mut s, "align", format!("{} bytes", l.align));
+    if let Some(o) = &l.order_search {
+        let what = if o.changed {
+            format!(
+                "another order: the planned one ({}) needs an arena of {}",
+                o.planned_method,
+                format_bytes(o.planned_arena_bytes)
+            )
+        } else {
+            format!("planned ({})", o.planned_method)
+        };
+        line(
+            &mut s,
+            "order",
+            format!("{what}; {} orders tried", o.orders_tried),
+        );
+    }
+    line(&mut s, "layout time", ms(l.elapsed_ms));
+    let mut rows: Vec<&peakorder::layout::BufferRow> = l.buffers.iter().collect();
+    rows.sort_by_key(|r| (r.offset, r.first_step));
+    let w = l.arena_bytes.to_string().len().max(6);
+    s.push_str(&format!(
+        "\n{:>w$}  {:>10}  {:>11}  buffer\n",
+        "offset", "bytes", "steps"
+    ));
+    for r in rows {
+        let who = if r.kind == "workspace" {
+            format!("workspace of {}", r.id)
+        } else {
+            r.id.clone()
+        };
+        s.push_str(&format!(
+            "{:>w$}  {:>10}  {:>11}  {who}\n",
+            r.offset,
+            format_bytes(r.bytes),
+            format!("{}-{}", r.first_step, r.last_step)
+        ));
+    }
+    s
+}
+
+/// The text report of a CSV's layout.
+pub fn render_intervals(l: &IntervalLayout) -> String {
+    let mut s = String::new();
+    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<16}{v}\n"));
+    line(&mut s, "method", l.method.clone());
+    line(&mut s, "buffers", l.buffers.len().to_string());
+    line(&mut s, "arena", bytes(l.arena_bytes));
+    line(&mut s, "lower bound", bytes(l.lower_bound_bytes));
+    line(
+        &mut s,
+        "optimal",
+        proof(l.optimal, l.arena_bytes, l.lower_bound_bytes),
+    );
+    if let Some(c) = l.capacity_bytes {
+        line(
+            &mut s,
+            "capacity",
+            format!(
+                "{} — {}",
+                bytes(c),
+                if l.within_capacity {
+                    "fits"
+                } else {
+                    "does NOT fit"
+                }
+            ),
+        );
+    }
+    line(&mut s, "search nodes", l.search_nodes.to_string());
+    line(&mut s, "layout time", ms(l.elapsed_ms));
+    s
+}
