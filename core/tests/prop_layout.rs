@@ -173,8 +173,14 @@ fn check_problem(bufs: &[Buffer], align: u64) -> Result<(), String> {
             ));
         }
     }
-    // Capacity mode: fits the optimum, and proves one byte less impossible.
-    for (capacity, fits) in [(best, true), (best - align.min(best), best == 0)] {
+    // Capacity mode: fits the optimum and anything above it (the pruning must stay sound with
+    // slack), and proves one byte less impossible.
+    for (capacity, fits) in [
+        (best, true),
+        (best + 1, true),
+        (best + 3 * align, true),
+        (best - align.min(best), best == 0),
+    ] {
         if capacity == best && !fits {
             continue;
         }

@@ -86,11 +86,6 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
         }
         return capacity_result(a.capacity, l.arena_bytes, l.lower_bound_bytes);
     }
-    if a.output.is_some() {
-        return Err(CliError::Input(
-            "--output writes MiniMalloc CSV, for CSV input only".into(),
-        ));
-    }
     let g =
         peakorder::Graph::from_json(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
     let l = match a.order {
@@ -113,12 +108,43 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
             plan_and_layout(&g, &plan_opts, &layout_opts, a.slack, &clock, &hooks)?
         }
     };
+    if let Some(out) = a.output {
+        std::fs::write(out, intervals_csv(&l))
+            .map_err(|e| CliError::Other(format!("cannot write {}: {e}", out.display())))?;
+    }
     if a.json {
         println!("{}", to_json(&l));
     } else {
         print!("{}", render(&l));
     }
     capacity_result(a.capacity, l.arena_bytes, l.lower_bound_bytes)
+}
+
+/// A graph layout's buffers as MiniMalloc's output CSV (lifetimes `[first_step, last_step + 1)`),
+/// so the fixed-interval problem can be solved again, here or by MiniMalloc. Ids are the tensor
+/// ids (`ws:` + the op id for workspaces), or `#k` when an id holds a comma or a line break.
+fn intervals_csv(l: &Layout) -> String {
+    let mut s = String::from("id,lower,upper,size,offset\n");
+    for (k, r) in l.buffers.iter().enumerate() {
+        let id = if r.kind == "workspace" {
+            format!("ws:{}", r.id)
+        } else {
+            r.id.clone()
+        };
+        let id = if id.contains([',', '\n', '\r']) || id.trim() != id || id.is_empty() {
+            format!("#{k}")
+        } else {
+            id
+        };
+        s.push_str(&format!(
+            "{id},{},{},{},{}\n",
+            r.first_step,
+            r.last_step + 1,
+            r.bytes,
+            r.offset
+        ));
+    }
+    s
 }
 
 /// Exit 1 when a capacity was asked for and not met.

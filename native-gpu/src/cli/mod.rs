@@ -101,6 +101,14 @@ enum Command {
         /// Time budget for searches, in milliseconds.
         #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
         budget_ms: f64,
+        /// Run each order in one buffer of its layout's arena, every tensor at its offset
+        /// (docs/layout.md); the measured high-water mark must be the arena.
+        #[arg(long)]
+        arena: bool,
+        /// With --arena: round sizes and offsets up to this many bytes (at least the device's
+        /// own: 4 on the CPU, 256 on CUDA).
+        #[arg(long)]
+        align: Option<u64>,
         #[arg(long)]
         json: bool,
     },
@@ -169,7 +177,8 @@ enum Command {
         /// to this fraction above it (e.g. 0.05); default 0: the same peak.
         #[arg(long, default_value_t = 0.0)]
         slack: f64,
-        /// CSV input: also write MiniMalloc's output CSV (id,lower,upper,size,offset) here.
+        /// Also write the buffers, lifetimes and offsets as MiniMalloc's output CSV
+        /// (id,lower,upper,size,offset) to this file.
         #[arg(long, short)]
         output: Option<PathBuf>,
         #[arg(long)]
@@ -251,6 +260,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             order,
             compare,
             budget_ms,
+            arena,
+            align,
             json,
         } => run::run(run::RunArgs {
             graph: &graph,
@@ -260,6 +271,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             compare,
             json,
             budget_ms,
+            arena,
+            align,
         }),
         Command::Demo {
             json,
