@@ -1,4 +1,4 @@
-//! Element types of DESIGN.md §2 and their sizes in bytes.
+//! Element types of docs/design.md §2 and their sizes in bytes.
 
 use serde::Serialize;
 
@@ -24,7 +24,7 @@ pub enum Dtype {
 pub const DTYPE_NAMES: &str = "f64 f32 f16 bf16 f8e4m3 f8e5m2 i64 i32 i16 i8 u8 bool";
 
 impl Dtype {
-    /// Parses the DESIGN.md spelling.
+    /// Parses the docs/design.md spelling.
     pub fn parse(s: &str) -> Option<Dtype> {
         Some(match s {
             "f64" => Dtype::F64,
@@ -43,7 +43,7 @@ impl Dtype {
         })
     }
 
-    /// The DESIGN.md spelling.
+    /// The docs/design.md spelling.
     pub fn name(self) -> &'static str {
         match self {
             Dtype::F64 => "f64",

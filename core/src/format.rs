@@ -1,4 +1,4 @@
-//! The JSON graph format of DESIGN.md §2, as serde types.
+//! The JSON graph format of docs/design.md §2, as serde types.
 //!
 //! Parsing goes in two steps so that an error can name the object it is in: the top level is read
 //! with each tensor and op kept as raw JSON text, then every object is read on its own. Structs

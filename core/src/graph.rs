@@ -1,5 +1,5 @@
 //! The validated graph: ops and tensors with compact integer indices, producer/consumer
-//! adjacency, and the derived memory model of DESIGN.md §1 that every simulator and planner reads.
+//! adjacency, and the derived memory model of docs/design.md §1 that every simulator and planner reads.
 //!
 //! Memory is accounted per *storage*: a tensor that is not a view owns its storage; a view
 //! (`alias_of`) shares the storage of its alias root and counts 0 bytes. A storage's *users* are
@@ -534,7 +534,7 @@ impl Graph {
         Ok(())
     }
 
-    /// True when every op's outputs feed at most one other op (an in-forest, DESIGN.md's Liu case),
+    /// True when every op's outputs feed at most one other op (an in-forest, docs/design.md's Liu case),
     /// counting views as their storage.
     pub fn is_in_forest(&self) -> bool {
         (0..self.ops.len() as u32).all(|v| self.succs(v).len() <= 1)

@@ -4,7 +4,7 @@
 //! JSON ([`format`]) → validated [`Graph`] (compact integer indices) → an orderer (a pure function
 //! in [`order`]) → [`Plan`] → [`simulate`].
 //!
-//! The memory model is the contract of `DESIGN.md` §1; [`simulate`] is its reference
+//! The memory model is the contract of `docs/design.md` §1; [`simulate`] is its reference
 //! implementation and every planner's result is re-checked by it.
 //!
 //! The crate does no I/O and has no clock of its own: callers that want deadlines pass a [`Clock`].

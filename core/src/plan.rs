@@ -1,5 +1,5 @@
 //! Planning: run an orderer, re-check its order with the simulator, and report the plan of
-//! DESIGN.md §3 with a true lower bound and an honest `optimal` flag.
+//! docs/design.md §3 with a true lower bound and an honest `optimal` flag.
 //!
 //! The core has no clock of its own: deadlines are read through [`Clock`], which the native and
 //! wasm layers implement; without one, only the state budget limits a search.
@@ -248,7 +248,7 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
     }
 }
 
-/// A plan (DESIGN.md §3).
+/// A plan (docs/design.md §3).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
     /// Op ids in the order to run them.

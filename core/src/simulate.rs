@@ -1,4 +1,4 @@
-//! The memory simulator: the reference implementation of DESIGN.md §1.
+//! The memory simulator: the reference implementation of docs/design.md §1.
 //!
 //! [`MemState`] is the incremental form (run one op at a time) that planners share;
 //! [`simulate`] checks an order and reports memory at every step; [`peak_of`] is the fast path

@@ -87,7 +87,7 @@ def plan(
     budget_ms: Optional[float] = None,
     timeout: Optional[float] = None,
 ) -> Dict[str, Any]:
-    """Plans ``graph`` (a dict in DESIGN.md's JSON format, or a path to one) with
+    """Plans ``graph`` (a dict in docs/design.md's JSON format, or a path to one) with
     ``peakorder plan --json`` and returns the plan: ``order``, ``peak_bytes``, ``inputs_bytes``,
     ``lower_bound_bytes``, ``optimal``, ``method``, ``program_order_peak_bytes``, ``elapsed_ms``.
     Raises PeakorderError with the CLI's message when the graph is refused."""

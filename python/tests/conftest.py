@@ -22,7 +22,7 @@ def _binary() -> Path:
 
 
 def has_report() -> bool:
-    """Whether the built binary has the `report` subcommand (DESIGN.md §5, another issue's work)."""
+    """Whether the built binary has the `report` subcommand (docs/design.md §5, another issue's work)."""
     r = subprocess.run([str(_binary()), "report", "--help"], capture_output=True)
     return r.returncode == 0
 
@@ -52,7 +52,7 @@ def plan_json(graph_path, method="program"):
 
 
 def simulate_peak(graph):
-    """DESIGN.md §1 on graph JSON in file order, written independently of the Rust simulator
+    """docs/design.md §1 on graph JSON in file order, written independently of the Rust simulator
     (for graphs without views): the peak of the program order."""
     size = {}
     for t in graph["tensors"]:

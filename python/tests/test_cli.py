@@ -62,7 +62,7 @@ def test_find_binary_prefers_env_then_path_then_repo(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(not has_report(), reason="this peakorder binary has no `report` subcommand yet "
-                    "(DESIGN.md §5; built by another issue)")
+                    "(docs/design.md §5; built by another issue)")
 def test_show_embeds_the_report(monkeypatch):
     # A stand-in for IPython.display records what show() displays (IPython is not a test dependency).
     shown = []
@@ -95,7 +95,7 @@ def test_report_html_without_report_subcommand_is_a_clear_error():
 
 
 def test_show_follows_the_report_cli_contract(tmp_path, monkeypatch):
-    """show() against a stand-in binary that implements only DESIGN.md §5's
+    """show() against a stand-in binary that implements only docs/design.md §5's
     `peakorder report GRAPH [--method M] -o FILE`, so show() is tested before `report` exists."""
     log = tmp_path / "args"
     stub = tmp_path / "peakorder"

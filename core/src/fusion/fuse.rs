@@ -1,5 +1,5 @@
 //! Memory-aware fusion: as few kernels as possible while the fused graph's planned peak stays
-//! within a limit (DESIGN.md §4).
+//! within a limit (docs/design.md §4).
 //!
 //! Whether a region helps or hurts memory depends on the order the fused graph can run in:
 //! vertical fusion usually lowers the peak (internal tensors vanish), horizontal fusion usually
@@ -81,7 +81,7 @@ pub fn best_plan(g: &Graph, budget: &Budget, hints: &[Vec<OpIx>]) -> Result<Plan
     Ok(best)
 }
 
-/// One side of a fusion report: the regions chosen and what they cost (DESIGN.md §4 fields).
+/// One side of a fusion report: the regions chosen and what they cost (docs/design.md §4 fields).
 #[derive(Clone, Debug, Serialize)]
 pub struct FusedGraph {
     /// Op ids of each region of two or more ops, regions in the order they run.
@@ -177,7 +177,7 @@ impl Default for FuseOptions {
     }
 }
 
-/// Memory-aware fusion and the Thunder-style baseline of `g` (DESIGN.md §4), the deadline read
+/// Memory-aware fusion and the Thunder-style baseline of `g` (docs/design.md §4), the deadline read
 /// from `clock`. The [`Budget`] is built here and only here, so callers never depend on its
 /// fields.
 pub fn run(g: &Graph, opts: &FuseOptions, clock: &dyn Clock) -> Result<Fusion, Error> {

@@ -1,4 +1,4 @@
-//! Fusion (DESIGN.md §4): contract ops into regions ([`contract`]), choose regions that cut the
+//! Fusion (docs/design.md §4): contract ops into regions ([`contract`]), choose regions that cut the
 //! kernel count without raising the planned peak ([`fuse`]), and the memory-blind baseline that
 //! reproduces Thunder's pass ([`thunder`]).
 

@@ -16,7 +16,7 @@
 //!    segments in non-increasing order of hill minus valley, which keeps each branch's own order.
 //!
 //! **Not optimal here.** The paper's optimality proof assumes every edge carries its own data. In
-//! our model (DESIGN.md §1) a tensor read by several ops is one storage, freed once after its last
+//! our model (docs/design.md §1) a tensor read by several ops is one storage, freed once after its last
 //! reader. We charge that free to the reader itself when there is one; when the readers sit in
 //! several branches of a parallel node, to the end of the merged segment holding the last of them
 //! (segment membership is tracked with a union-find over ops). Segments are coarser than ops and

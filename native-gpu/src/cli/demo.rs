@@ -11,7 +11,7 @@ use super::plan::{peak_text, to_json};
 use super::run::{execute_all, open_device, render, DeviceChoice, Execution};
 use super::{CliError, StdClock};
 
-/// `demo --json`: the plan (DESIGN.md §3) plus what executing it measured.
+/// `demo --json`: the plan (docs/design.md §3) plus what executing it measured.
 #[derive(Serialize)]
 struct DemoJson<'a> {
     #[serde(flatten)]

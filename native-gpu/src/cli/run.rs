@@ -41,7 +41,7 @@ impl std::str::FromStr for DeviceChoice {
     }
 }
 
-/// One run in `--json` (DESIGN.md §5).
+/// One run in `--json` (docs/design.md §5).
 #[derive(Serialize, Clone, Debug)]
 pub struct RunRow {
     pub order: String,
@@ -51,7 +51,7 @@ pub struct RunRow {
     pub elapsed_ms: f64,
 }
 
-/// The whole `--json` output (DESIGN.md §5).
+/// The whole `--json` output (docs/design.md §5).
 #[derive(Serialize, Clone, Debug)]
 pub struct Execution {
     pub device: String,

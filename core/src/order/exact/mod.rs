@@ -1,6 +1,6 @@
 //! Exact search: the optimal peak as a bottleneck shortest path over the lattice of downsets.
 //!
-//! Memory after a set S of ops has run depends only on S (DESIGN.md §1), so an order is a path
+//! Memory after a set S of ops has run depends only on S (docs/design.md §1), so an order is a path
 //! through the downsets (sets closed under predecessors) from ∅ to all ops, and its peak is the
 //! largest step cost on the path: live(S) + alloc(v) + workspace(v). We search it best-first:
 //! A* (P. E. Hart, N. J. Nilsson, B. Raphael, "A formal basis for the heuristic determination of
