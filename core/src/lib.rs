@@ -10,6 +10,7 @@
 //! The crate does no I/O and has no clock of its own: callers that want deadlines pass a [`Clock`].
 
 pub mod bounds;
+pub mod budget;
 pub mod csr;
 pub mod dtype;
 pub mod error;
@@ -27,11 +28,12 @@ pub mod simulate;
 pub mod units;
 
 pub use bounds::lower_bound;
+pub use budget::{Budget, Clock, NoClock, Progress};
 pub use error::Error;
 pub use graph::{Graph, Op, Tensor};
 pub use plan::{
-    compare, compare_hooked, plan, plan_hooked, Budget, Clock, Comparison, Hooks, Method,
-    MethodRow, NoClock, Plan, PlanOptions, Progress,
+    compare, compare_hooked, plan, plan_hooked, Comparison, Hooks, Method, MethodRow, Plan,
+    PlanOptions,
 };
 pub use simulate::{peak_of, simulate, Simulation, Step};
 

@@ -4,95 +4,23 @@
 //! The core has no clock of its own: deadlines are read through [`Clock`], which the native and
 //! wasm layers implement; without one, only the state budget limits a search.
 
+// The budget types and the orderers' result live in `budget` and `order` (which import nothing
+// from here); they stay reachable under `plan::` as before.
+pub use crate::budget::{Budget, Clock, NoClock, Progress, DEFAULT_MAX_MEMORY_BYTES};
+pub use crate::order::Ordering;
+
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 
-use crate::bounds::{part_lower_bound, part_lower_bound_until};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
+use crate::order::exact::{part_lower_bound, part_lower_bound_until};
 use crate::simulate::peak_of;
 use crate::OpIx;
-
-/// A source of time in milliseconds (any origin; only differences matter).
-pub trait Clock {
-    fn now_ms(&self) -> f64;
-}
-
-/// A clock that never moves: no deadline ever passes, elapsed times read 0.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoClock;
-
-impl Clock for NoClock {
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-}
-
-/// Where a long search stands, reported through [`Budget::progress`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    /// States expanded so far.
-    pub states: u64,
-    /// Peak of the best order known so far.
-    pub best_peak: u64,
-    /// A proven lower bound on every order's peak.
-    pub lower_bound: u64,
-}
-
-/// How much work a search may do. The core never spawns threads or reads a clock of its own:
-/// the caller passes a clock, an optional cancel flag (set e.g. by a Ctrl-C handler) and an
-/// optional progress callback.
-pub struct Budget<'a> {
-    pub clock: &'a dyn Clock,
-    /// Absolute time (on `clock`) after which a search stops and returns its best so far.
-    pub deadline_ms: Option<f64>,
-    /// Most search states a search may expand.
-    pub max_states: u64,
-    /// Most bytes a search's state table may hold.
-    pub max_memory_bytes: u64,
-    /// When set to true, a search stops as if its budget ran out.
-    pub cancel: Option<&'a AtomicBool>,
-    /// Called now and then (every few thousand states) while a search runs.
-    pub progress: Option<&'a dyn Fn(&Progress)>,
-}
-
-/// Default cap on a search's state table.
-pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
-
-impl<'a> Budget<'a> {
-    /// A budget of `max_states` states and an optional deadline, no cancel flag, no progress.
-    pub fn new(clock: &'a dyn Clock, deadline_ms: Option<f64>, max_states: u64) -> Budget<'a> {
-        Budget {
-            clock,
-            deadline_ms,
-            max_states,
-            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
-            cancel: None,
-            progress: None,
-        }
-    }
-
-    /// True once the deadline has passed or the search was cancelled.
-    pub fn expired(&self) -> bool {
-        self.cancelled() || self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
-    }
-
-    /// True once the cancel flag is set.
-    pub fn cancelled(&self) -> bool {
-        self.cancel.is_some_and(|c| c.load(AtomicOrdering::Relaxed))
-    }
-
-    /// Reports progress to the callback, if any.
-    pub fn report(&self, p: &Progress) {
-        if let Some(f) = self.progress {
-            f(p);
-        }
-    }
-}
 
 /// A planning method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -199,27 +127,6 @@ impl Default for PlanOptions {
             budget_ms: Some(100.0),
             max_states: 2_000_000,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
-        }
-    }
-}
-
-/// What an orderer found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ordering {
-    pub order: Vec<OpIx>,
-    /// The method proved no order has a lower peak.
-    pub proven_optimal: bool,
-    /// A lower bound the method proved, beyond [`crate::bounds::lower_bound`].
-    pub lower_bound: Option<u64>,
-}
-
-impl Ordering {
-    /// An order with no proof attached.
-    pub fn heuristic(order: Vec<OpIx>) -> Ordering {
-        Ordering {
-            order,
-            proven_optimal: false,
-            lower_bound: None,
         }
     }
 }

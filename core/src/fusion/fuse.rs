@@ -20,11 +20,12 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
+use crate::budget::{Budget, Clock};
 use crate::error::Error;
 use crate::fusion::contract::{contract, region_name, Contracted};
 use crate::fusion::thunder::thunder_regions;
 use crate::graph::Graph;
-use crate::plan::{plan, Budget, Clock, Method, PlanOptions};
+use crate::plan::{plan, Method, PlanOptions};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
@@ -53,13 +54,12 @@ pub type Planned = (Vec<OpIx>, u64);
 /// result, the graph's file order, and `hints` (complete orders of `g` offered by the caller,
 /// e.g. the unfused plan projected onto a fused graph). Every order is checked before use.
 pub fn best_plan(g: &Graph, budget: &Budget, hints: &[Vec<OpIx>]) -> Result<Planned, Error> {
-    let now = budget.clock.now_ms();
     let opts = PlanOptions {
         method: PLAN_METHOD,
         budget_ms: Some(
             budget
-                .deadline_ms
-                .map_or(PLAN_CALL_MS, |d| (d - now).clamp(0.0, PLAN_CALL_MS)),
+                .share_ms(1.0, Some(PLAN_CALL_MS))
+                .unwrap_or(PLAN_CALL_MS),
         ),
         max_states: budget.max_states.min(PLAN_CALL_STATES),
         max_memory_bytes: budget.max_memory_bytes,

@@ -43,6 +43,7 @@ mod check;
 mod components;
 mod cut;
 mod pairs;
+mod part_bound;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -50,8 +51,9 @@ use std::collections::{BinaryHeap, HashMap};
 use hashbrown::HashTable;
 
 use crate::bounds::lower_bound;
+use crate::budget::{Budget, Progress};
 use crate::graph::Graph;
-use crate::plan::{Budget, Ordering, Progress};
+use crate::order::Ordering;
 use crate::simulate::MemState;
 use crate::OpIx;
 
@@ -60,6 +62,10 @@ use bits::{has, hash_words, put, weight, ByteSums};
 pub use check::check_bound_admissible;
 use components::solve_components;
 use pairs::{pair_sets, pairs_by_op, Pair, PairTables, MAX_PAIR_OPS};
+pub use part_bound::{
+    cut_part_bound, cut_part_bound_until, part_lower_bound, part_lower_bound_until,
+    PART_BOUND_MAX_OPS,
+};
 
 const NIL: u32 = u32::MAX;
 
@@ -113,50 +119,6 @@ pub fn cut_positions(g: &Graph, order: &[OpIx]) -> Vec<usize> {
     }
     cuts.reverse();
     cuts
-}
-
-/// A lower bound on every order's peak from the cut decomposition of `order` (a topological
-/// order): the memory while each cut op runs is forced, and each part between cuts of at most
-/// `max_part_ops` ops gets the bound of the search's `h` at its start. See
-/// [`crate::bounds::part_lower_bound`].
-pub fn cut_part_bound(g: &Graph, order: &[OpIx], max_part_ops: usize) -> u64 {
-    cut_part_bound_until(g, order, max_part_ops, &|| false)
-}
-
-/// [`cut_part_bound`], skipping the remaining parts' crossing bounds once `stop()` is true (a
-/// part of [`MAX_PART_OPS`] ops costs tens of milliseconds, and a plan's deadline covers it).
-pub fn cut_part_bound_until(
-    g: &Graph,
-    order: &[OpIx],
-    max_part_ops: usize,
-    stop: &dyn Fn() -> bool,
-) -> u64 {
-    let n = order.len();
-    let mut state = MemState::new(g);
-    let mut live_before = Vec::with_capacity(n);
-    let mut during = Vec::with_capacity(n);
-    for &v in order {
-        live_before.push(state.live());
-        during.push(state.run(v).0);
-    }
-    let mut pos = vec![0usize; n];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i;
-    }
-    let mut bound = g.inputs_bytes();
-    let mut start = 0;
-    let cuts = cut_positions(g, order);
-    for c in cuts.iter().copied().chain(std::iter::once(n)) {
-        if c > start && c - start <= max_part_ops && !stop() {
-            let part = Part::new(g, order, &pos, start, c, live_before[start]);
-            bound = bound.max(part.static_bound());
-        }
-        if c < n {
-            bound = bound.max(during[c]);
-        }
-        start = c + 1;
-    }
-    bound
 }
 
 /// The result of an exact search.
@@ -1557,9 +1519,9 @@ impl Part {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::NoClock;
     use crate::examples::{seed_graph, SeedOptions};
     use crate::order::greedy::greedy_order;
-    use crate::plan::NoClock;
 
     #[test]
     fn cuts_of_a_chain_are_every_op() {
