@@ -9,7 +9,8 @@ use crate::order::greedy::greedy_order;
 use crate::simulate::MemState;
 use crate::OpIx;
 
-use super::{cut_positions, Part, MAX_PART_OPS};
+use super::decompose::{cut_positions, MAX_PART_OPS};
+use super::model::Model;
 
 /// Graphs larger than this get only [`lower_bound`] from [`part_lower_bound`].
 pub const PART_BOUND_MAX_OPS: usize = 20_000;
@@ -66,8 +67,8 @@ pub fn cut_part_bound_until(
     let cuts = cut_positions(g, order);
     for c in cuts.iter().copied().chain(std::iter::once(n)) {
         if c > start && c - start <= max_part_ops && !stop() {
-            let part = Part::new(g, order, &pos, start, c, live_before[start]);
-            bound = bound.max(part.static_bound());
+            let model = Model::new(g, order, &pos, start, c, live_before[start]);
+            bound = bound.max(model.static_bound());
         }
         if c < n {
             bound = bound.max(during[c]);
