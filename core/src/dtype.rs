@@ -6,17 +6,29 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dtype {
+    /// 64-bit float.
     F64,
+    /// 32-bit float.
     F32,
+    /// 16-bit float (IEEE half).
     F16,
+    /// 16-bit bfloat.
     Bf16,
+    /// 8-bit float, 4 exponent bits.
     F8e4m3,
+    /// 8-bit float, 5 exponent bits.
     F8e5m2,
+    /// 64-bit signed integer.
     I64,
+    /// 32-bit signed integer.
     I32,
+    /// 16-bit signed integer.
     I16,
+    /// 8-bit signed integer.
     I8,
+    /// 8-bit unsigned integer.
     U8,
+    /// Boolean, one byte.
     Bool,
 }
 

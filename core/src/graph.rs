@@ -26,33 +26,44 @@ use crate::{OpIx, TensorIx};
 /// A tensor of a validated graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tensor {
+    /// Its id in the file.
     pub id: String,
     /// Bytes of its own storage; 0 for a view.
     pub bytes: u64,
+    /// Its shape, when the file gave `shape` + `dtype`.
     pub shape: Option<Vec<u64>>,
+    /// Its element type, when the file gave one.
     pub dtype: Option<Dtype>,
     /// The tensor this one is a view of, if any.
     pub alias_of: Option<TensorIx>,
     /// The storage this tensor lives in: itself unless it is a view.
     pub root: TensorIx,
+    /// A graph input the planner may free once its last reader ran.
     pub donated: bool,
     /// The op that produces it; `None` for a graph input.
     pub producer: Option<OpIx>,
+    /// The user's own data from the file.
     pub meta: Option<Map<String, Value>>,
 }
 
 /// An op of a validated graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
+    /// Its id in the file.
     pub id: String,
+    /// What it computes (`"op"` when the file gave no `kind`).
     pub kind: String,
     /// Input tensors as written, repeats removed (a repeated input counts once).
     pub inputs: Vec<TensorIx>,
     /// Output tensors as written.
     pub outputs: Vec<TensorIx>,
+    /// Scratch bytes it needs while it runs.
     pub workspace: u64,
+    /// The fusion group it may be fused with.
     pub fusible: Option<String>,
+    /// Attributes for executors.
     pub attrs: Option<Map<String, Value>>,
+    /// The user's own data from the file.
     pub meta: Option<Map<String, Value>>,
 }
 

@@ -1,27 +1,31 @@
 //! peakorder: order the operations of a tensor program so that peak memory is as low as possible.
 //!
 //! The data path reads straight through:
-//! JSON ([`format`]) → validated [`Graph`] (compact integer indices) → an orderer (a pure function
-//! in [`order`]) → [`Plan`] → [`simulate`].
+//! JSON ([`mod@format`]) → validated [`Graph`] (compact integer indices) → an orderer (a pure function
+//! in [`order`]) → [`Plan`] → [`simulate()`].
 //!
-//! The memory model is the contract of `docs/design.md` §1; [`simulate`] is its reference
+//! The memory model is the contract of `docs/design.md` §1; [`simulate()`] is its reference
 //! implementation and every planner's result is re-checked by it.
 //!
 //! The crate does no I/O and has no clock of its own: callers that want deadlines pass a [`Clock`].
 
+#![warn(missing_docs)]
+
 pub mod bounds;
 pub mod budget;
-pub mod csr;
+mod csr;
 pub mod dtype;
 pub mod error;
 pub mod examples;
 pub mod format;
 pub mod fusion;
+#[doc(hidden)]
 pub mod generators;
 pub mod graph;
 mod id_index;
+#[doc(hidden)]
 pub mod invariants;
-pub mod maxflow;
+mod maxflow;
 pub mod order;
 pub mod plan;
 pub mod simulate;

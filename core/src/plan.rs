@@ -111,6 +111,7 @@ impl FromStr for Method {
 /// Options for [`plan`] and [`compare`].
 #[derive(Clone, Debug)]
 pub struct PlanOptions {
+    /// The method to plan with (default `auto`).
     pub method: Method,
     /// Time a search may take, in milliseconds (needs a real [`Clock`]).
     pub budget_ms: Option<f64>,
@@ -160,15 +161,19 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
 pub struct Plan {
     /// Op ids in the order to run them.
     pub order: Vec<String>,
+    /// The order's peak (simulated).
     pub peak_bytes: u64,
+    /// Memory at the start (every graph input).
     pub inputs_bytes: u64,
     /// A true lower bound on every order's peak.
     pub lower_bound_bytes: u64,
     /// True only when proven: the peak equals the lower bound, or an exact method finished.
     pub optimal: bool,
+    /// The method's name.
     pub method: String,
     /// Peak of the file's order; `None` when the file's order is not topological.
     pub program_order_peak_bytes: Option<u64>,
+    /// Time the method took, on the caller's clock.
     pub elapsed_ms: f64,
     /// The order as op indices.
     #[serde(skip)]
@@ -184,7 +189,9 @@ fn program_peak(g: &Graph) -> Option<u64> {
 /// What a caller can hook into a search: a cancel flag and a progress callback.
 #[derive(Clone, Copy, Default)]
 pub struct Hooks<'a> {
+    /// When set to true, a search stops as if its budget ran out.
     pub cancel: Option<&'a AtomicBool>,
+    /// Called now and then while a search runs.
     pub progress: Option<&'a dyn Fn(&Progress)>,
 }
 
@@ -219,7 +226,26 @@ fn plan_one<'a>(
     Ok((ordering, peak, elapsed))
 }
 
-/// Plans `g` with `opts.method`.
+/// Plans `g` with `opts.method`: the order, its peak, a true lower bound and whether the order
+/// is proven optimal. The order is re-checked by the simulator before it is returned.
+///
+/// ```
+/// use peakorder::examples::{seed_graph, SeedOptions};
+/// use peakorder::{plan, Graph, Method, NoClock, PlanOptions};
+///
+/// // The nvFuser report's graph: ten relu → matmul → relu → matmul paths over 0.25 MiB tensors,
+/// // listed breadth-first as nvFuser ran them.
+/// let g = Graph::from_spec(seed_graph(SeedOptions::default())).unwrap();
+/// let p = plan(&g, &PlanOptions::default(), &NoClock).unwrap();
+/// assert_eq!(p.method, "auto");
+/// assert_eq!(p.program_order_peak_bytes, Some(5_767_168)); // 5.50 MiB as written
+/// assert_eq!(p.peak_bytes, 3_670_016); // 3.50 MiB planned, path by path
+/// assert!(p.optimal && p.lower_bound_bytes == p.peak_bytes);
+///
+/// // Any other method by name; `greedy` gives no proof of its own.
+/// let opts = PlanOptions { method: "greedy".parse::<Method>().unwrap(), ..PlanOptions::default() };
+/// assert!(plan(&g, &opts, &NoClock).unwrap().peak_bytes >= p.peak_bytes);
+/// ```
 pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Error> {
     plan_hooked(g, opts, clock, &Hooks::default())
 }
@@ -259,20 +285,27 @@ pub fn plan_hooked<'a>(
 /// One row of [`compare`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MethodRow {
+    /// The method's name.
     pub method: String,
     /// `None` when the method does not apply to this graph (see `error`).
     pub peak_bytes: Option<u64>,
+    /// Proven: the method proved it, or its peak meets the best lower bound.
     pub optimal: bool,
+    /// Time the method took, on the caller's clock.
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the method does not apply, when it does not.
     pub error: Option<String>,
 }
 
 /// Every method side by side.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The best lower bound: the part bound, or a method's proof.
     pub lower_bound_bytes: u64,
+    /// Memory at the start (every graph input).
     pub inputs_bytes: u64,
+    /// One row per method, in [`Method::ALL`]'s order.
     pub methods: Vec<MethodRow>,
 }
 

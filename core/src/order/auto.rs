@@ -28,7 +28,7 @@ const EXACT_SHARE: f64 = 0.7;
 /// Graphs of up to this many ops get [`EXACT_SHARE_SMALL`].
 const SMALL_OPS: usize = 200;
 
-/// The near-linear heuristics' orders, as starting points for [`improve_best`]: greedy, the
+/// The near-linear heuristics' orders, as starting points for [`local_search::improve_best`]: greedy, the
 /// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
 /// and the program order when it is topological. Their best is never above `inductor`'s or
 /// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.

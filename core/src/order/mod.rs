@@ -19,6 +19,7 @@ use crate::OpIx;
 /// What an orderer found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ordering {
+    /// A complete topological order.
     pub order: Vec<OpIx>,
     /// The method proved no order has a lower peak.
     pub proven_optimal: bool,

@@ -83,10 +83,13 @@ use model::Model;
 /// The result of an exact search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exact {
+    /// The best order found.
     pub order: Vec<OpIx>,
+    /// Its peak.
     pub peak: u64,
     /// A proven lower bound on every order's peak (equal to `peak` when `optimal`).
     pub lower_bound: u64,
+    /// No order has a lower peak (proven).
     pub optimal: bool,
     /// States expanded.
     pub states: u64,

@@ -19,6 +19,7 @@ pub type NodeId = u32;
 /// A node of a series-parallel decomposition tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
+    /// One op.
     Leaf(OpIx),
     /// Children run one after another.
     Series(VecDeque<NodeId>),
@@ -29,10 +30,12 @@ pub enum Node {
 /// An arena of tree nodes (unreachable entries are leftovers of flattening).
 #[derive(Clone, Debug, Default)]
 pub struct Tree {
+    /// Every node made, addressed by [`NodeId`].
     pub nodes: Vec<Node>,
 }
 
 impl Tree {
+    /// A new leaf for op `v`.
     pub fn leaf(&mut self, v: OpIx) -> NodeId {
         self.nodes.push(Node::Leaf(v));
         (self.nodes.len() - 1) as NodeId
@@ -105,8 +108,11 @@ impl Tree {
 /// The multigraph left by the reductions: vertices are ops plus `source` and `sink`; every edge
 /// carries the tree of the ops folded into it (`None`: no ops, a plain dependency).
 pub struct Reduced {
+    /// The trees the edges carry.
     pub tree: Tree,
+    /// The virtual source vertex (before every op without producers).
     pub source: u32,
+    /// The virtual sink vertex (after every op without consumers).
     pub sink: u32,
     /// Remaining ops, in file order.
     pub vertices: Vec<u32>,
