@@ -3,13 +3,28 @@
 //! styles and the wasm planner (base64); this fills in the graph and the options. The page plans
 //! again when opened, with the same core compiled to wasm, so it needs no server and no network.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use peakorder::{Method, PlanOptions};
+use clap::Args;
 
 use super::input::read_text;
 use super::plan::render;
+use super::search_args::{MethodArg, SearchLimits};
 use super::{CliError, StdClock};
+
+/// `peakorder report GRAPH [--method M] -o report.html`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Graph JSON file, or `-` for stdin.
+    graph: PathBuf,
+    #[command(flatten)]
+    method: MethodArg,
+    #[command(flatten)]
+    limits: SearchLimits,
+    /// The HTML file to write.
+    #[arg(long, short)]
+    output: PathBuf,
+}
 
 /// The template embedded at build time (empty when the web bundle was not built; see build.rs).
 const EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/report-template.html"));
@@ -24,26 +39,15 @@ const PLACEHOLDERS: [&str; 4] = [
     "__PEAKORDER_NOSCRIPT__",
 ];
 
-pub fn run(
-    path: &Path,
-    method: Option<&str>,
-    budget_ms: f64,
-    output: &Path,
-) -> Result<(), CliError> {
+pub fn run(a: ReportArgs) -> Result<(), CliError> {
+    let (path, output) = (a.graph.as_path(), a.output.as_path());
     let text = read_text(path)?;
     let g = peakorder::Graph::from_json(&text)
         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
     // Plan natively too: it checks the method now (not only when the page opens), and its
     // summary is the page's text for readers without JavaScript.
-    let parsed: Method = match method {
-        Some(m) => m.parse()?,
-        None => PlanOptions::default().method,
-    };
-    let opts = PlanOptions {
-        method: parsed,
-        budget_ms: Some(budget_ms),
-        ..PlanOptions::default()
-    };
+    let parsed = a.method.method()?;
+    let opts = a.limits.plan_options(parsed);
     let plan = peakorder::plan(&g, &opts, &StdClock::new())?;
     let template = template()?;
     let title = path
@@ -52,7 +56,8 @@ pub fn run(
         .unwrap_or_else(|| "graph".into());
     let options = serde_json::json!({
         "method": parsed.name(),
-        "budget_ms": budget_ms,
+        "budget_ms": a.limits.budget_ms,
+        "max_states": a.limits.max_states,
         "controls": false,
         "exampleLabel": title,
     });
