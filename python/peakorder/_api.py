@@ -95,7 +95,7 @@ def _order_ids(order: OrderLike) -> List[str]:
 def _loads(text: str, what: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         raise _make("bad_json", f"bad JSON in {what}: {e}") from None
 
 

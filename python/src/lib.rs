@@ -44,14 +44,16 @@ fn parse(graph_json: &str) -> Result<Graph, peakorder::Error> {
 fn plan<'py>(
     py: Python<'py>,
     graph_json: String,
-    method: Option<String>,
+    method: Option<&Bound<'py, PyAny>>,
     budget_ms: Option<&Bound<'py, PyAny>>,
     max_states: Option<&Bound<'py, PyAny>>,
     max_memory_mb: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, bool)> {
-    let opts = options::plan_options(py, method.as_deref(), budget_ms, max_states, max_memory_mb)?;
+    let method = options::method_name(py, method)?;
+    let mut opts = options::plan_options(py, budget_ms, max_states, max_memory_mb)?;
     let done = run_interruptible(py, |cancel: &AtomicBool| {
         let g = parse(&graph_json)?;
+        opts.method = options::parse_method(method.as_deref())?;
         let hooks = Hooks {
             cancel: Some(cancel),
             progress: None,
@@ -90,7 +92,7 @@ fn compare<'py>(
     max_states: Option<&Bound<'py, PyAny>>,
     max_memory_mb: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, bool)> {
-    let opts = options::plan_options(py, None, budget_ms, max_states, max_memory_mb)?;
+    let opts = options::plan_options(py, budget_ms, max_states, max_memory_mb)?;
     let done = run_interruptible(py, |cancel: &AtomicBool| {
         let g = parse(&graph_json)?;
         let hooks = Hooks {
@@ -147,10 +149,11 @@ fn report_html<'py>(
     py: Python<'py>,
     graph_json: String,
     title: String,
-    method: Option<String>,
+    method: Option<&Bound<'py, PyAny>>,
     budget_ms: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(String, bool)> {
     use peakorder_report::{ReportError, ReportOptions};
+    let method = options::method_name(py, method)?;
     let budget_ms = options::budget_ms(py, budget_ms)?
         .unwrap_or_else(|| peakorder::PlanOptions::default().budget_ms.unwrap_or(100.0));
     let done = run_interruptible(py, |cancel: &AtomicBool| {

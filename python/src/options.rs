@@ -8,7 +8,7 @@ use peakorder::{Method, PlanOptions};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
 
-use crate::errors::{invalid, to_py};
+use crate::errors::invalid;
 
 /// `budget_ms`: a finite number >= 0.
 pub fn budget_ms(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
@@ -51,26 +51,23 @@ pub fn whole(py: Python<'_>, name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResu
     v.extract::<u64>().map(Some).map_err(|_| bad())
 }
 
-/// `method`: a name of [`Method::ALL`]; `None` is the CLI's default.
-pub fn method(py: Python<'_>, v: Option<&str>) -> PyResult<Method> {
-    match v {
-        None => Ok(PlanOptions::default().method),
-        Some(name) => name.parse::<Method>().map_err(|e| to_py(py, &e)),
-    }
+/// `method`: a string. Whether it names a method is checked after the graph is read, as the CLI
+/// does ([`parse_method`]).
+pub fn method_name(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    let Some(v) = v else { return Ok(None) };
+    v.extract::<String>()
+        .map(Some)
+        .map_err(|_| invalid(py, format!("method must be a string, got {}", repr(v))))
 }
 
 /// The options of `plan` and `compare`, the CLI's defaults where not given.
 pub fn plan_options(
     py: Python<'_>,
-    method_name: Option<&str>,
     budget: Option<&Bound<'_, PyAny>>,
     max_states: Option<&Bound<'_, PyAny>>,
     max_memory_mb: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PlanOptions> {
-    let mut opts = PlanOptions {
-        method: method(py, method_name)?,
-        ..PlanOptions::default()
-    };
+    let mut opts = PlanOptions::default();
     if let Some(b) = budget_ms(py, budget)? {
         opts.budget_ms = Some(b);
     }
@@ -81,6 +78,14 @@ pub fn plan_options(
         opts.max_memory_bytes = mb.saturating_mul(1 << 20);
     }
     Ok(opts)
+}
+
+/// A method name of [`Method::ALL`]; `None` is the CLI's default.
+pub fn parse_method(name: Option<&str>) -> Result<Method, peakorder::Error> {
+    match name {
+        None => Ok(PlanOptions::default().method),
+        Some(name) => name.parse(),
+    }
 }
 
 /// The options of `fuse`, the core's (the CLI's) defaults where not given.

@@ -10,9 +10,14 @@ PY="${PYTHON:-python3}"
 VENV=.venv
 # Pins keep CI reproducible; bump them together. maturin is also the build backend that
 # `pip install ./python` fetches (python/pyproject.toml: maturin>=1.9.4,<2).
-REQS="pytest==9.2.0 numpy==2.4.6 onnx==1.23.2 jax[cpu]==0.10.2 maturin==1.16.0"
+MATURIN="maturin==1.16.0"
+REQS="pytest==9.2.0 numpy==2.4.6 onnx==1.23.2 jax[cpu]==0.10.2 $MATURIN"
+# The build backend's wheel, kept for the test that installs the package into a fresh venv as a
+# user would (python/tests/test_install.py): its isolated build env gets maturin from here, so
+# the test runs offline.
+WHEELHOUSE="$VENV/wheelhouse"
 STAMP="$VENV/.peakorder-setup"
-want="$REQS"
+want="$REQS|wheelhouse:$MATURIN"
 if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
   echo "python venv up to date ($VENV)"
   exit 0
@@ -27,5 +32,7 @@ fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 # shellcheck disable=SC2086
 "$VENV/bin/python" -m pip install --no-cache-dir -q $REQS
+rm -rf "$WHEELHOUSE"
+"$VENV/bin/python" -m pip download --no-cache-dir -q --only-binary=:all: "$MATURIN" -d "$WHEELHOUSE"
 echo "$want" > "$STAMP"
 echo "python venv ready ($VENV): $("$VENV/bin/python" --version)"
