@@ -14,7 +14,7 @@ function el(name, attrs = {}, parent = null) {
 }
 
 /** Round tick values for a byte axis: 1, 2 or 5 × a power of two's binary unit. */
-function byteTicks(max) {
+export function byteTicks(max) {
   const unit = max >= 512 * 1024 * 1024 ? 1024 ** 3 : max >= 512 * 1024 ? 1024 ** 2 : max >= 512 ? 1024 : 1;
   const raw = max / unit / 6;
   const pow = 10 ** Math.floor(Math.log10(raw || 1));
@@ -24,7 +24,7 @@ function byteTicks(max) {
   return ticks;
 }
 
-function stepTicks(n) {
+export function stepTicks(n) {
   const raw = n / 8;
   const pow = 10 ** Math.floor(Math.log10(raw || 1));
   const step = Math.max(1, [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw));

@@ -1,13 +1,15 @@
-// The peakorder view: summary, memory-over-time chart, DAG, planned order, live-at-peak tensors,
-// hover details and a plan download. `mount` puts it in any element (the static page, notebooks,
-// the self-contained report); `render` is the anywidget entry.
+// The peakorder view: summary, memory-over-time chart, the per-tensor memory timeline, the DAG
+// (grouped by scope when big), planned order, live-at-peak tensors, hover details, selection
+// shared by every panel, and a plan download. `mount` puts it in any element (the static page,
+// notebooks, the self-contained report); `render` is the anywidget entry.
 
 import css from './style.css';
 import { planner } from './planner.js';
 import { drawChart } from './chart.js';
 import { drawDag } from './dag.js';
+import { buildBands, drawTimeline } from './timeline.js';
+import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
-import { FULL_DAG_LIMIT } from './layout.js';
 import { formatBytes, formatDelta, formatMs, plural, viridis, escapeHtml } from './format.js';
 
 const STYLE_ID = 'peakorder-view-style';
@@ -39,6 +41,8 @@ function graphText(graph) {
 }
 
 const DEFAULTS = { method: null, budget_ms: 1000, controls: false, chartHeight: 280, fuse: false };
+// Nodes the grouped DAG shows at first (the groups around the peak open, the rest closed).
+const GROUP_BUDGET = 60;
 
 /**
  * Mounts the view in `element` and plans `graph` (a peakorder/1 object or JSON text; may be null
@@ -74,6 +78,9 @@ export function mount(element, graph, options = {}) {
     },
     fuse: (on) => view.setFuse(on),
     result: () => view.last,
+    timeline: (key = 'planned') => view.timelines[key] || null,
+    dag: () => view.dag,
+    select: (kind, id) => view.selectById(kind, id),
     destroy: () => view.destroy(),
   };
 }
@@ -113,6 +120,27 @@ class View {
     this.chartHost = h('div', { class: 'po-chart', 'data-testid': 'chart' });
     this.dagHost = h('div', { class: 'po-dag', 'data-testid': 'dag' });
     this.dagNote = h('p', { class: 'po-note' });
+    this.timelines = {};
+    this.timelineMode = 'both';
+    this.timelineHost = h('div', { class: 'po-timelines', 'data-testid': 'timeline' });
+    this.timelineNote = h('p', { class: 'po-note' });
+    this.timelineToggle = h('div', { class: 'po-seg', role: 'group', 'aria-label': 'Orders shown' },
+      ...[['both', 'both orders'], ['planned', 'planned'], ['program', 'program']].map(([k, label]) => h('button', {
+        class: 'po-btn po-seg-btn', type: 'button', 'data-mode': k, 'aria-pressed': String(k === 'both'),
+        onclick: () => this.setTimelineMode(k),
+      }, label)));
+    this.searchBox = h('input', {
+      class: 'po-input po-search', type: 'search', placeholder: 'Find an op or tensor id…', 'aria-label': 'Find an op or tensor', 'data-testid': 'search',
+    });
+    this.searchResults = h('ul', { class: 'po-search-results', hidden: true, 'data-testid': 'search-results' });
+    this.searchBox.addEventListener('input', () => this.search(this.searchBox.value));
+    this.searchBox.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') {
+        const first = this.searchResults.querySelector('li');
+        if (first) first.click();
+      } else if (ev.key === 'Escape') this.closeSearch();
+    });
+    this.collapseBtn = h('button', { class: 'po-btn', type: 'button', hidden: true, onclick: () => this.resetGroups() }, 'Collapse all');
     this.orderList = h('ol', { class: 'po-order', 'data-testid': 'order' });
     this.liveList = h('ul', { class: 'po-live', 'data-testid': 'live' });
     this.liveTitle = h('h3', {}, 'Live at the planned peak');
@@ -123,7 +151,8 @@ class View {
     this.dagLegend = h('div', { class: 'po-legend' },
       'op colour = position in the planned order: first ',
       h('span', { class: 'po-gradient' }), ' last · ',
-      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input)',
+      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input) · ',
+      h('span', { class: 'po-key po-key-peak' }), 'the op (or group) running at the planned peak',
       this.regionKey);
     this.controls = opts.controls ? this.buildControls() : null;
     this.root.append(
@@ -131,15 +160,28 @@ class View {
       this.status,
       this.summary,
       h('section', { class: 'po-panel' }, h('h3', {}, 'Memory over time'), this.legend, this.chartHost),
-      h('section', { class: 'po-panel' }, h('h3', {}, 'Dataflow graph'), this.dagLegend, this.dagNote, this.dagHost),
+      h('section', { class: 'po-panel' },
+        h('div', { class: 'po-panel-head' }, h('h3', {}, 'Memory by tensor'), this.timelineToggle),
+        h('div', { class: 'po-legend' },
+          'one band per storage, from the op that makes it to the last op that needs it, stacked in allocation order · full colour: live at the peak (dashed line) · ',
+          h('span', { class: 'po-key po-key-ws' }), 'workspace · ', h('span', { class: 'po-key po-key-other' }), 'other (small storages merged) · hover for details, click to select'),
+        this.timelineNote, this.timelineHost),
+      h('section', { class: 'po-panel' },
+        h('div', { class: 'po-panel-head' }, h('h3', {}, 'Dataflow graph'),
+          h('div', { class: 'po-search-wrap' }, this.searchBox, this.searchResults), this.collapseBtn),
+        this.dagLegend, this.dagNote, this.dagHost),
       h('div', { class: 'po-columns' },
         h('section', { class: 'po-panel' }, h('h3', {}, 'Planned order'), this.orderList, this.downloadBtn),
         h('section', { class: 'po-panel' }, this.liveTitle, this.liveList)),
       this.tooltip,
     );
+    this.listenToLists();
     element.appendChild(this.root);
     this.element = element;
-    this.resize = new ResizeObserver(() => this.redrawChart());
+    this.resize = new ResizeObserver(() => {
+      this.redrawChart();
+      this.redrawTimelines();
+    });
     this.resize.observe(this.chartHost);
     this.width = 0;
   }
@@ -322,11 +364,22 @@ class View {
   }
 
   draw(r) {
+    // Each panel's drawing time goes in `timings` (docs/web.md quotes them).
+    const t = [performance.now()];
+    const lap = () => t.push(performance.now()) && t[t.length - 1] - t[t.length - 2];
+    this.selected = null;
+    this.closeSearch();
     this.drawSummary(r);
     this.redrawChart(true);
+    r.timings.chart_ms = lap();
+    this.redrawTimelines(true);
+    r.timings.timeline_ms = lap();
     this.drawDag(r);
+    r.timings.dag_ms = lap();
     this.drawLists(r);
+    r.timings.lists_ms = lap();
     this.downloadBtn.disabled = false;
+    r.timings.draw_ms = t[t.length - 1] - t[0];
   }
 
   drawSummary(r) {
@@ -424,22 +477,72 @@ class View {
     return this.opts.fuse ? r.regions : null;
   }
 
+  /** The op running at the planned peak (an op index), or -1 when the peak is the start. */
+  peakOp(r) {
+    const k = r.planned.peak_step;
+    if (typeof k !== 'number' || k < 0) return -1;
+    return this.opIndex(r).get(r.plan.order[k]) ?? -1;
+  }
+
+  opIndex(r) {
+    if (!r.opIx) r.opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
+    return r.opIx;
+  }
+
+  tensorIndex(r) {
+    if (!r.tensorIx) r.tensorIx = new Map(r.model.tensors.map((t, i) => [t.id, i]));
+    return r.tensorIx;
+  }
+
+  /** Bytes live at the planned peak made inside each group (opens those groups first). */
+  liveWeight(r) {
+    const w = new Float64Array(r.tree.groups.length);
+    for (const t of this.liveAtPeak(r)) {
+      const p = r.model.tensors[t].producer;
+      if (p < 0) continue;
+      for (let g = r.tree.opGroup[p]; g >= 0; g = r.tree.groups[g].parent) w[g] += r.model.tensors[t].bytes;
+    }
+    return w;
+  }
+
   drawDag(r) {
-    const n = r.model.ops.length;
     const regions = this.regionsOf(r);
-    const simple = r.layout.kind === 'simple';
-    this.dagNote.textContent = simple
-      ? `Simplified view: ${plural(n, 'op')} is more than the ${FULL_DAG_LIMIT} the full layout draws readably, so each op is a dot in its longest-path layer (${r.layout.layers} layers), edges hidden. Hover a dot for its details.${regions && regions.length ? ' Fusion regions are not outlined in this view.' : ''}`
-      : `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details; ctrl+scroll (or pinch) to zoom, drag to pan, double-click to fit.`;
-    this.regionKey.hidden = simple || !(regions && regions.length);
+    const whole = !!r.layout;
+    const peakOp = this.peakOp(r);
+    if (!whole && !r.tree) {
+      r.tree = buildGroups(r.model);
+      r.expanded = defaultExpanded(r.tree, peakOp, GROUP_BUDGET, this.liveWeight(r));
+    }
+    this.collapseBtn.hidden = whole;
+    this.regionKey.hidden = !(regions && regions.length);
     this.dag = drawDag(this.dagHost, {
       model: r.model,
-      layout: r.layout,
       rank: r.rank,
+      tree: whole ? null : r.tree,
+      fullLayout: r.layout,
+      expanded: r.expanded,
       liveAtPeak: this.liveAtPeak(r),
+      peakOp,
       regions,
       hover: (kind, ix, ev) => this.hoverItem(kind, ix, ev),
+      select: (kind, ix) => this.selectOp(ix),
+      rendered: () => this.dagNoteFor(r),
     });
+    this.dagNoteFor(r);
+  }
+
+  dagNoteFor(r) {
+    const n = r.model.ops.length;
+    const zoom = 'ctrl+scroll (or pinch) zooms, a drag pans, a double click fits';
+    if (r.layout) {
+      this.dagNote.textContent = `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details, click an op to select it; ${zoom}.`;
+      return;
+    }
+    const v = this.dag ? this.dag.visible() : { nodes: 0, groups: 0 };
+    const by = r.model.ops.some((o) => o.scope) ? 'scope (meta.scope)'
+      : r.tree.groups.some((g, i) => i > 0 && !g.chunk) ? 'op-id prefix' : 'runs of the program order';
+    this.dagNote.textContent = `${plural(n, 'op')} grouped by ${by}: ${plural(v.nodes, 'node')} shown, ${plural(v.groups, 'group')} closed; `
+      + `the groups around the planned peak are open. Click a group (+) to open it and an open group's header (▾) to close it; find any op or tensor by its id above; ${zoom}.`;
   }
 
   liveAtPeak(r) {
@@ -448,33 +551,245 @@ class View {
   }
 
   drawLists(r) {
+    // One HTML string per list, and listeners on the lists (below), so that thousands of ops
+    // cost one parse, not thousands of elements built one by one.
     const n = r.model.ops.length;
-    const opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
-    this.orderList.textContent = '';
-    const frag = document.createDocumentFragment();
-    r.plan.order.forEach((id, k) => {
-      const v = opIx.get(id);
-      const li = h('li', { 'data-op': id },
-        h('span', { class: 'po-swatch', style: `background:${viridis(n > 1 ? k / (n - 1) : 0)}` }),
-        h('code', {}, id),
-        h('span', { class: 'po-dim' }, ` ${formatBytes(r.planned.during[k])}`));
-      li.addEventListener('mouseenter', (ev) => { this.hoverItem('op', v, ev); if (this.dag) this.dag.highlight(v); });
-      li.addEventListener('mouseleave', () => { this.hideTip(); if (this.dag) this.dag.highlight(null); });
-      frag.append(li);
-    });
-    this.orderList.append(frag);
+    this.orderList.innerHTML = r.plan.order.map((id, k) => `<li data-op="${escapeHtml(id)}"><span class="po-swatch" style="background:${viridis(n > 1 ? k / (n - 1) : 0)}"></span><code>${escapeHtml(id)}</code><span class="po-dim"> ${formatBytes(r.planned.during[k])}</span></li>`).join('');
     const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
     const total = live.reduce((a, t) => a + r.model.tensors[t].bytes, 0);
     const k = r.planned.peak_step;
     this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${typeof k === 'number' && k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ', at the start'})`;
-    this.liveList.textContent = '';
-    for (const t of live) {
+    this.liveList.innerHTML = live.map((t) => {
       const tensor = r.model.tensors[t];
-      const li = h('li', {}, h('code', {}, tensor.id), h('span', { class: 'po-dim' }, ` ${formatBytes(tensor.bytes)}${tensor.input ? ' · graph input' : ''}${tensor.output ? ' · graph output' : ''}`));
-      li.addEventListener('mouseenter', (ev) => this.hoverItem('tensor', t, ev));
-      li.addEventListener('mouseleave', () => this.hideTip());
-      this.liveList.append(li);
+      return `<li data-tensor="${escapeHtml(tensor.id)}"><code>${escapeHtml(tensor.id)}</code><span class="po-dim"> ${formatBytes(tensor.bytes)}${tensor.input ? ' · graph input' : ''}${tensor.output ? ' · graph output' : ''}</span></li>`;
+    }).join('');
+  }
+
+  /** Hover and click on the order and live lists (one listener per list). */
+  listenToLists() {
+    const item = (ev, attr) => {
+      const li = ev.target.closest && ev.target.closest(`li[${attr}]`);
+      const r = this.last;
+      if (!li || !r) return null;
+      const ix = (attr === 'data-op' ? this.opIndex(r) : this.tensorIndex(r)).get(li.getAttribute(attr));
+      return ix === undefined ? null : { li, ix };
+    };
+    this.orderList.addEventListener('mouseover', (ev) => {
+      const it = item(ev, 'data-op');
+      if (!it) return;
+      this.hoverItem('op', it.ix, ev);
+      if (this.dag) this.dag.highlight(it.ix);
+    });
+    this.liveList.addEventListener('mouseover', (ev) => {
+      const it = item(ev, 'data-tensor');
+      if (it) this.hoverItem('tensor', it.ix, ev);
+    });
+    for (const list of [this.orderList, this.liveList]) {
+      list.addEventListener('mouseleave', () => {
+        this.hideTip();
+        if (this.dag) this.dag.highlight(null);
+      });
     }
+    this.orderList.addEventListener('click', (ev) => {
+      const it = item(ev, 'data-op');
+      if (it) this.selectOp(it.ix);
+    });
+    this.liveList.addEventListener('click', (ev) => {
+      const it = item(ev, 'data-tensor');
+      if (it) this.selectTensor(it.ix);
+    });
+  }
+
+  // ---- the memory timeline ----
+
+  setTimelineMode(mode) {
+    this.timelineMode = mode;
+    for (const b of this.timelineToggle.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
+    this.redrawTimelines(true);
+  }
+
+  redrawTimelines(force = false) {
+    const r = this.last;
+    if (!r) return;
+    const w = this.timelineHost.clientWidth;
+    if (!force && w === this.timelineWidth) return;
+    this.timelineWidth = w;
+    if (!r.bands) {
+      const opIx = this.opIndex(r);
+      r.bands = { planned: buildBands(r.model, r.plan.order.map((id) => opIx.get(id)), r.planned) };
+      if (r.program) r.bands.program = buildBands(r.model, r.model.ops.map((_, v) => v), r.program);
+    }
+    const programBtn = this.timelineToggle.querySelectorAll('button');
+    for (const b of programBtn) b.disabled = b.dataset.mode !== 'planned' && !r.bands.program;
+    let keys = this.timelineMode === 'both' ? ['program', 'planned'] : [this.timelineMode];
+    keys = keys.filter((k) => r.bands[k]);
+    if (!keys.length) keys = ['planned'];
+    const max = Math.max(...keys.map((k) => r.bands[k].peakBytes)) * 1.05;
+    this.timelineHost.textContent = '';
+    this.timelines = {};
+    const orderIds = { planned: r.plan.order, program: r.model.ops.map((o) => o.id) };
+    for (const k of keys) {
+      const host = h('div', { class: 'po-timeline', 'data-order': k });
+      this.timelineHost.append(host);
+      this.timelines[k] = drawTimeline(host, r.bands[k], {
+        max,
+        label: `${k} order`,
+        height: keys.length > 1 ? 230 : 320,
+        order: orderIds[k],
+        hover: (band, step, ev) => this.hoverBand(k, band, step, ev),
+        click: (band) => (band.kind === 'storage' ? this.selectTensor(band.tensor) : this.selectOp(band.op)),
+      });
+    }
+    const notes = keys.map((k) => {
+      const b = r.bands[k];
+      return `${k} order: ${plural(b.bands.length, 'band')} of their own${b.other.count ? `, ${plural(b.other.count, 'smaller storage')} merged into "other"` : ''}`;
+    });
+    this.timelineNote.textContent = `${notes.join(' · ')}.${r.program ? '' : ' The file order is not a valid order, so only the planned order is shown.'}`;
+    this.applySelection();
+  }
+
+  hoverBand(key, band, step, ev) {
+    const r = this.last;
+    if (!band || !r) {
+      this.hideTip();
+      if (this.dag) this.dag.highlight(null);
+      return;
+    }
+    const data = r.bands[key];
+    const order = key === 'planned' ? r.plan.order : null;
+    const opAt = (k) => escapeHtml(order ? order[k] : r.model.ops[k].id);
+    if (band === 'other') {
+      this.showTip(`<b>other</b>${table([
+        ['holds', `${plural(data.other.count, 'small storage')}, merged`],
+        [`at step ${step + 1}`, `${formatBytes(data.other.height[step])} (while ${opAt(step)} runs)`],
+      ])}`, ev);
+      return;
+    }
+    if (band.kind === 'workspace') {
+      const o = r.model.ops[band.op];
+      this.showTip(`<b>workspace of ${escapeHtml(o.id)}</b>${table([
+        ['size', formatBytes(band.bytes)],
+        ['life', `step ${band.start + 1} of the ${key} order, while the op runs`],
+      ])}`, ev);
+      if (this.dag) this.dag.highlight(band.op);
+      return;
+    }
+    const t = r.model.tensors[band.tensor];
+    const never = band.end >= data.steps && (t.pinned || (t.producer < 0 && !r.model.users[band.tensor].length));
+    const from = t.producer < 0 ? 'the start (graph input)' : `step ${band.start + 1} (${opAt(band.start)})`;
+    const to = never ? `the end (${t.output ? 'graph output' : t.producer < 0 ? 'the caller keeps it' : 'kept'})` : `step ${band.end} (${opAt(band.end - 1)})`;
+    const users = t.consumers.map((c) => escapeHtml(r.model.ops[c].id));
+    const rows = [
+      ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${t.bytes.toLocaleString('en-US')} B)` : ''}`],
+      ['produced by', t.producer >= 0 ? escapeHtml(r.model.ops[t.producer].id) : 'graph input'],
+      ['used by', users.length ? `${users.slice(0, 6).join(', ')}${users.length > 6 ? ` and ${users.length - 6} more` : ''}` : '–'],
+      [`life (${key})`, `${from} to ${to}: ${plural(band.end - band.start, 'step')}`],
+      ['live at peak', band.live ? '<b class="po-red">yes</b>' : 'no'],
+    ];
+    if (t.shape) rows.splice(1, 0, ['shape', `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}`]);
+    this.showTip(`<b>tensor ${escapeHtml(t.id)}</b>${table(rows)}<div class="po-dim">click to select it in the graph and the lists</div>`, ev);
+    if (this.dag) this.dag.highlight(t.producer >= 0 ? t.producer : null);
+  }
+
+  // ---- selection, shared by the timeline, the graph and the lists ----
+
+  selectTensor(t) {
+    this.selected = { kind: 'tensor', ix: t };
+    if (this.dag) this.dag.selectTensor(t);
+    this.applySelection();
+  }
+
+  selectOp(v) {
+    this.selected = { kind: 'op', ix: v };
+    if (this.dag) this.dag.selectOp(v);
+    this.applySelection();
+  }
+
+  /** Selects an op or a tensor by id; false when there is none. */
+  selectById(kind, id) {
+    const r = this.last;
+    if (!r) return false;
+    const ix = (kind === 'op' ? this.opIndex(r) : this.tensorIndex(r)).get(id);
+    if (ix === undefined) return false;
+    if (kind === 'op') this.selectOp(ix);
+    else this.selectTensor(ix);
+    return true;
+  }
+
+  /** Marks the selection in the timelines and the lists (the graph marks it itself). */
+  applySelection() {
+    const r = this.last;
+    const s = this.selected;
+    for (const [k, tl] of Object.entries(this.timelines)) {
+      tl.select(s && s.kind === 'tensor' ? s.ix : null);
+      tl.cursor(s && s.kind === 'op' ? (k === 'planned' ? r.rank[s.ix] : s.ix) : null);
+    }
+    for (const li of this.root.querySelectorAll('.po-sel')) li.classList.remove('po-sel');
+    if (!s || !r) return;
+    const sel = s.kind === 'op' ? `li[data-op="${CSS.escape(r.model.ops[s.ix].id)}"]` : `li[data-tensor="${CSS.escape(r.model.tensors[s.ix].id)}"]`;
+    for (const li of this.root.querySelectorAll(sel)) {
+      li.classList.add('po-sel');
+      li.scrollIntoView({ block: 'nearest' });
+    }
+  }
+
+  // ---- search ----
+
+  search(query) {
+    const r = this.last;
+    const q = query.trim().toLowerCase();
+    this.searchResults.textContent = '';
+    if (!q || !r) {
+      this.searchResults.hidden = true;
+      return [];
+    }
+    // Exact ids first, then ids that start with the text, then ids that contain it.
+    const rankOf = (id) => {
+      const s = id.toLowerCase();
+      return s === q ? 0 : s.startsWith(q) ? 1 : s.includes(q) ? 2 : -1;
+    };
+    const find = (items, kind, limit) => {
+      const hits = [];
+      items.forEach((x, i) => {
+        const k = rankOf(x.id);
+        if (k >= 0) hits.push({ kind, ix: i, id: x.id, k });
+      });
+      hits.sort((a, b) => a.k - b.k || a.ix - b.ix);
+      return { hits: hits.slice(0, limit), total: hits.length };
+    };
+    const ops = find(r.model.ops, 'op', 10);
+    const tensors = find(r.model.tensors, 'tensor', 6);
+    const all = [...ops.hits, ...tensors.hits].sort((a, b) => a.k - b.k);
+    for (const m of all) {
+      const sub = m.kind === 'op' ? r.model.ops[m.ix].kind : formatBytes(r.model.tensors[m.ix].bytes);
+      const li = h('li', { 'data-kind': m.kind, 'data-id': m.id },
+        h('span', { class: 'po-dim' }, `${m.kind} `), h('code', {}, m.id), h('span', { class: 'po-dim' }, ` ${sub}`));
+      li.addEventListener('mousedown', (ev) => ev.preventDefault()); // keep the focus in the box
+      li.addEventListener('click', () => {
+        if (m.kind === 'op') this.selectOp(m.ix);
+        else this.selectTensor(m.ix);
+        this.closeSearch();
+      });
+      this.searchResults.append(li);
+    }
+    const more = ops.total - ops.hits.length + tensors.total - tensors.hits.length;
+    if (!all.length) this.searchResults.append(h('li', { class: 'po-dim po-none' }, 'no op or tensor id contains this'));
+    else if (more > 0) this.searchResults.append(h('li', { class: 'po-dim po-none' }, `and ${more.toLocaleString('en-US')} more: type more of the id`));
+    this.searchResults.hidden = false;
+    return all;
+  }
+
+  closeSearch() {
+    this.searchResults.hidden = true;
+  }
+
+  /** Closes every group but those the view opens at first. */
+  resetGroups() {
+    const r = this.last;
+    if (!r || !r.tree) return;
+    r.expanded = defaultExpanded(r.tree, this.peakOp(r), GROUP_BUDGET, this.liveWeight(r));
+    this.drawDag(r);
+    this.applySelection();
   }
 
   // ---- hover details ----
@@ -487,6 +802,21 @@ class View {
     }
     const T = r.model.tensors;
     const tname = (t) => `${escapeHtml(T[t].id)} <span class="po-dim">${formatBytes(T[t].bytes)}</span>`;
+    if (kind === 'group') {
+      const gr = r.tree.groups[ix.group];
+      const ranks = [];
+      for (let v = 0; v < r.model.ops.length; v++) if (ix.vis.rep[v] === ix.node) ranks.push(r.rank[v]);
+      const lo = Math.min(...ranks) + 1;
+      const hi = Math.max(...ranks) + 1;
+      const rows = [
+        ['ops', gr.count.toLocaleString('en-US')],
+        ['planned order', `steps ${lo.toLocaleString('en-US')}–${hi.toLocaleString('en-US')}`],
+        ['live at peak', `${plural(ix.vis.liveCount[ix.node], 'tensor')} made here`],
+      ];
+      if (gr.key && !gr.chunk) rows.unshift(['scope', escapeHtml(gr.key)]);
+      this.showTip(`<b>group ${escapeHtml(gr.name)}</b>${table(rows)}<div class="po-dim">click to open</div>`, ev);
+      return;
+    }
     if (kind === 'op') {
       const o = r.model.ops[ix];
       const k = r.rank[ix];
