@@ -125,8 +125,8 @@ export function buildBands(model, order, sim) {
   return { steps: n, peakStep, peakBytes: sim.peak_bytes, bands: own, other: { count: merged.length, bottom, height, atStart } };
 }
 
-/** The band's bottom at step x (it must be live there). */
-function offsetAt(b, x) {
+/** Index of the band's stretch with a constant bottom that holds step x (live there). */
+function segmentAt(b, x) {
   let lo = 0;
   let hi = b.xs.length - 1;
   while (lo < hi) {
@@ -134,7 +134,12 @@ function offsetAt(b, x) {
     if (b.xs[mid] <= x) lo = mid;
     else hi = mid - 1;
   }
-  return b.offs[lo];
+  return lo;
+}
+
+/** The band's bottom at step x. */
+function offsetAt(b, x) {
+  return b.offs[segmentAt(b, x)];
 }
 
 let stripes = null;
@@ -356,16 +361,22 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
   data.bands.forEach((b, i) => { if (b.kind === 'storage') byTensor.set(b.tensor, i); });
   return {
     canvas: over,
-    /** Own bands live at `step` (-1: the start), bottom to top, with their pixel rows; and "other". */
+    /**
+     * Own bands live at `step` (-1: the start), bottom to top: id, bytes, bottom (bytes), y0..y1
+     * (their pixel rows there), x (the step's middle), x0..x1 (the stretch where the band keeps
+     * that bottom); and "other" {count, bytes}.
+     */
     bandsAt(step) {
       const out = [];
       const at = Math.max(0, step);
       data.bands.forEach((b, i) => {
         if (step < 0 ? !b.input : b.start > step || step >= b.end) return;
-        const off = offsetAt(b, at);
+        const j = segmentAt(b, at);
+        const off = b.offs[j];
+        // x0..x1: where the band keeps this bottom (a flat stretch around the step), in pixels.
         out.push({
           index: i, kind: b.kind, id: b.id, bytes: b.bytes, bottom: off,
-          y0: Y(off + b.bytes), y1: Y(off), x: X(at + 0.5), color: b.color,
+          y0: Y(off + b.bytes), y1: Y(off), x: X(at + 0.5), x0: X(b.xs[j]), x1: X(j + 1 < b.xs.length ? b.xs[j + 1] : b.end), color: b.color,
         });
       });
       out.sort((a, b) => a.bottom - b.bottom);
@@ -381,6 +392,8 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
       cursorStep = step;
       redrawOver();
     },
+    /** The selected band's tensor id, or null. */
+    selected: () => (selected === null ? null : data.bands[selected].id),
     order,
   };
 }
