@@ -500,7 +500,10 @@ pub fn storages(graph: &GraphInput) -> Result<StoragesOut, JsValue> {
             ("bytes", js_sys::Float64Array::from(&bytes[..]).into()),
             ("root", js_sys::Uint32Array::from(&root[..]).into()),
             ("pinned", js_sys::Uint8Array::from(&pinned[..]).into()),
-            ("users_start", js_sys::Uint32Array::from(&users_start[..]).into()),
+            (
+                "users_start",
+                js_sys::Uint32Array::from(&users_start[..]).into(),
+            ),
             ("users", js_sys::Uint32Array::from(&users[..]).into()),
         ];
         for (k, v) in fields {
