@@ -143,7 +143,9 @@ export function drawDag(host, opts) {
     const z = Math.min(Math.max(zoom, fit), 2);
     const w = viewW / z;
     const h = viewH / z;
-    setBox({ x: b.x - w / 2, y: b.y - h / 2, w, h });
+    // Centred on the node, but kept over the graph (no empty margin where the graph could be).
+    const keep = (c, size, total) => (size >= total ? (total - size) / 2 : Math.min(Math.max(c - size / 2, 0), total - size));
+    setBox({ x: keep(b.x, w, layout.width), y: keep(b.y, h, layout.height), w, h });
   }
 
   function attachPanZoom() {

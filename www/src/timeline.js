@@ -205,12 +205,12 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
   ctx.strokeStyle = '#eef0f3';
   ctx.lineWidth = 1;
   ctx.textAlign = 'right';
-  for (const t of byteTicks(top / 1.05)) {
+  for (const { v, label: tick } of byteTicks(top / 1.05)) {
     ctx.beginPath();
-    ctx.moveTo(M.left, Math.round(Y(t)) + 0.5);
-    ctx.lineTo(M.left + pw, Math.round(Y(t)) + 0.5);
+    ctx.moveTo(M.left, Math.round(Y(v)) + 0.5);
+    ctx.lineTo(M.left + pw, Math.round(Y(v)) + 0.5);
     ctx.stroke();
-    ctx.fillText(formatBytes(t), M.left - 6, Y(t) + 4);
+    ctx.fillText(tick, M.left - 6, Y(v) + 4);
   }
   ctx.textAlign = 'center';
   for (const t of stepTicks(n)) ctx.fillText(String(t), X(t), M.top + ph + 15);
