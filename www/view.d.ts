@@ -68,12 +68,38 @@ export interface ViewHandle {
   fuse(on: boolean): Promise<ViewResult | null>;
   /** The latest result. */
   result(): ViewResult | null;
+  /** The memory timeline of one order ("planned" or "program"), when it is shown. */
+  timeline(order?: 'planned' | 'program'): Timeline | null;
+  /** The DAG as drawn. */
+  dag(): { visible(): { nodes: number; groups: number; clusters: number } } | null;
+  /** Selects an op or a tensor by id in every panel (the DAG opens the groups around it); false when there is none. */
+  select(kind: 'op' | 'tensor', id: string): boolean;
   /** Removes the view. */
   destroy(): void;
 }
 
 /** Mounts the view in `element` and plans `graph` in a Web Worker. */
 export function mount(element: HTMLElement, graph: GraphLike | null, options?: ViewOptions): ViewHandle;
+
+/** One band of the memory timeline at a step (pixel positions are the canvas's CSS pixels). */
+export interface BandAt {
+  kind: 'storage' | 'workspace';
+  /** The tensor id (storages) or "workspace of OP". */
+  id: string;
+  bytes: number;
+  /** Bytes stacked below it there. */
+  bottom: number;
+  /** Its rows at the step (y0 top, y1 bottom), the step's middle, and the stretch where it keeps that bottom. */
+  y0: number; y1: number; x: number; x0: number; x1: number;
+  color: string;
+}
+
+export interface Timeline {
+  /** The bands live while step `step` runs (-1: at the start), bottom to top, and the merged "other" band's bytes there. */
+  bandsAt(step: number): { bands: BandAt[]; other: { count: number; bytes: number } };
+  /** The selected band's tensor id, or null. */
+  selected(): string | null;
+}
 
 /** The anywidget model surface the view uses. */
 export interface WidgetModel {

@@ -10,6 +10,7 @@ import { drawDag } from './dag.js';
 import { buildBands, drawTimeline } from './timeline.js';
 import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
+import { Rows } from './rows.js';
 import { formatBytes, formatDelta, formatMs, plural, viridis, escapeHtml } from './format.js';
 
 const STYLE_ID = 'peakorder-view-style';
@@ -143,6 +144,8 @@ class View {
     this.collapseBtn = h('button', { class: 'po-btn', type: 'button', hidden: true, onclick: () => this.resetGroups() }, 'Collapse all');
     this.orderList = h('ol', { class: 'po-order', 'data-testid': 'order' });
     this.liveList = h('ul', { class: 'po-live', 'data-testid': 'live' });
+    this.orderRows = new Rows(this.orderList);
+    this.liveRows = new Rows(this.liveList);
     this.liveTitle = h('h3', {}, 'Live at the planned peak');
     this.downloadBtn = h('button', { class: 'po-btn', type: 'button', disabled: true, onclick: () => this.download() }, 'Download plan (JSON)');
     this.legend = h('div', { class: 'po-legend', 'data-testid': 'chart-legend' });
@@ -551,18 +554,22 @@ class View {
   }
 
   drawLists(r) {
-    // One HTML string per list, and listeners on the lists (below), so that thousands of ops
-    // cost one parse, not thousands of elements built one by one.
+    // Rows as HTML (rows.js draws only those in view of a long list), and listeners on the
+    // lists (below), so that thousands of ops cost little.
     const n = r.model.ops.length;
-    this.orderList.innerHTML = r.plan.order.map((id, k) => `<li data-op="${escapeHtml(id)}"><span class="po-swatch" style="background:${viridis(n > 1 ? k / (n - 1) : 0)}"></span><code>${escapeHtml(id)}</code><span class="po-dim"> ${formatBytes(r.planned.during[k])}</span></li>`).join('');
+    this.orderRows.set(n, (k) => {
+      const id = r.plan.order[k];
+      return `<li data-op="${escapeHtml(id)}"><span class="po-num">${k + 1}.</span><span class="po-swatch" style="background:${viridis(n > 1 ? k / (n - 1) : 0)}"></span><code>${escapeHtml(id)}</code><span class="po-dim"> ${formatBytes(r.planned.during[k])}</span></li>`;
+    });
     const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
+    r.liveRow = new Map(live.map((t, i) => [t, i]));
     const total = live.reduce((a, t) => a + r.model.tensors[t].bytes, 0);
     const k = r.planned.peak_step;
     this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${typeof k === 'number' && k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ', at the start'})`;
-    this.liveList.innerHTML = live.map((t) => {
-      const tensor = r.model.tensors[t];
+    this.liveRows.set(live.length, (i) => {
+      const tensor = r.model.tensors[live[i]];
       return `<li data-tensor="${escapeHtml(tensor.id)}"><code>${escapeHtml(tensor.id)}</code><span class="po-dim"> ${formatBytes(tensor.bytes)}${tensor.input ? ' · graph input' : ''}${tensor.output ? ' · graph output' : ''}</span></li>`;
-    }).join('');
+    });
   }
 
   /** Hover and click on the order and live lists (one listener per list). */
@@ -590,6 +597,7 @@ class View {
         if (this.dag) this.dag.highlight(null);
       });
     }
+    for (const list of [this.orderList, this.liveList]) list.addEventListener('scroll', () => requestAnimationFrame(() => this.markLists()));
     this.orderList.addEventListener('click', (ev) => {
       const it = item(ev, 'data-op');
       if (it) this.selectOp(it.ix);
@@ -724,12 +732,24 @@ class View {
       tl.select(s && s.kind === 'tensor' ? s.ix : null);
       tl.cursor(s && s.kind === 'op' ? (k === 'planned' ? r.rank[s.ix] : s.ix) : null);
     }
-    for (const li of this.root.querySelectorAll('.po-sel')) li.classList.remove('po-sel');
+    this.marked = s;
+    this.markLists();
+    if (!s || !r) return;
+    if (s.kind === 'op') this.orderRows.reveal(r.rank[s.ix]);
+    else if (r.liveRow && r.liveRow.has(s.ix)) this.liveRows.reveal(r.liveRow.get(s.ix));
+    this.markLists(true);
+  }
+
+  /** Marks the selected row of the lists (again after they scroll and redraw rows). */
+  markLists(scroll = false) {
+    for (const li of this.root.querySelectorAll('li.po-sel')) li.classList.remove('po-sel');
+    const r = this.last;
+    const s = this.marked;
     if (!s || !r) return;
     const sel = s.kind === 'op' ? `li[data-op="${CSS.escape(r.model.ops[s.ix].id)}"]` : `li[data-tensor="${CSS.escape(r.model.tensors[s.ix].id)}"]`;
     for (const li of this.root.querySelectorAll(sel)) {
       li.classList.add('po-sel');
-      li.scrollIntoView({ block: 'nearest' });
+      if (scroll) li.scrollIntoView({ block: 'nearest' });
     }
   }
 
