@@ -69,9 +69,9 @@ export function peakStep(sim) {
  * Draws the chart into `host` (emptied first). `series`: [{key, label, sim, order (op ids)}].
  * `onHover(step|null)` is called as the pointer moves over the plot.
  */
-export function drawChart(host, { series, lowerBound, inputsBytes, height = 280, onHover }) {
+export function drawChart(host, { series, lowerBound, inputsBytes, height = 280, onHover, width: given }) {
   host.textContent = '';
-  const width = Math.max(320, host.clientWidth || 800);
+  const width = Math.max(320, given || host.clientWidth || 800);
   const svg = el('svg', { class: 'po-chart-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' }, host);
   const n = Math.max(...series.map((s) => s.sim.during.length));
   svg.setAttribute('data-steps', String(n));

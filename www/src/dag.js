@@ -5,7 +5,7 @@
 // a click on a group expands it, a click on an open group's header collapses it, and each change
 // is laid out again at once (layered.js). SVG; ctrl+wheel zooms, a drag pans, a double click fits.
 
-import { viridis, textOn } from './format.js';
+import { viridis, textOn, count } from './format.js';
 import { visibleGraph, ancestors, shortName } from './groups.js';
 import { layoutGrouped } from './layered.js';
 
@@ -36,6 +36,8 @@ function clip(s, n) {
  */
 export function drawDag(host, opts) {
   const { model, rank, tree, fullLayout, expanded, hover } = opts;
+  // The panel's width, given once (reading it after drawing would force a layout each time).
+  const hostWidth = () => opts.width || host.clientWidth || 1000;
   const n = model.ops.length;
   const t = (v) => (n > 1 ? rank[v] / (n - 1) : 0);
   const live = new Set(opts.liveAtPeak);
@@ -84,18 +86,18 @@ export function drawDag(host, opts) {
       const lines = vis.labels[i];
       const w = Math.max(28, ...lines.map((s) => s.length * CHAR_W)) + (lines.length > 1 ? 24 : 12);
       return { w, h: lines.length > 1 ? 34 : 22 };
-    }, Math.max(600, (host.clientWidth || 1000) / READABLE));
+    }, Math.max(600, hostWidth() / READABLE));
   }
 
   function groupLabel(g, i) {
     const gr = tree.groups[g];
     const k = vis.liveCount[i];
-    return [clip(gr.name, 30), `${gr.count.toLocaleString('en-US')} ops${k ? ` · ${k.toLocaleString('en-US')} live at peak` : ''}`];
+    return [clip(gr.name, 30), `${count(gr.count)} ops${k ? ` · ${count(k)} live at peak` : ''}`];
   }
 
   function render(focus = null) {
     host.textContent = '';
-    const availW = host.clientWidth || layout.width;
+    const availW = hostWidth();
     fit = Math.min(1, availW / layout.width, MAX_H / layout.height);
     viewW = Math.max(availW, 1);
     // The panel is as tall as the graph at the zoom it opens at (fitted, or READABLE when
@@ -214,7 +216,7 @@ export function drawDag(host, opts) {
       const cl = el('g', { class: `po-cluster po-depth-${gr.depth % 2}`, 'data-group': gr.key, 'data-group-ix': String(c) }, g);
       el('rect', { x: b.x, y: b.y, width: b.w, height: b.h, rx: 6 }, cl);
       const head = el('text', { x: b.x + 6, y: b.y + 14, class: 'po-cluster-head' }, cl);
-      head.textContent = `▾ ${clip(gr.name, Math.max(8, Math.floor((b.w - 20) / 6.2)))} · ${gr.count.toLocaleString('en-US')} ops`;
+      head.textContent = `▾ ${clip(gr.name, Math.max(8, Math.floor((b.w - 20) / 6.2)))} · ${count(gr.count)} ops`;
       el('title', {}, cl).textContent = `${gr.chunk ? 'ops ' : ''}${gr.name} (${gr.count} ops): click the header to collapse`;
     }
   }

@@ -96,7 +96,7 @@ function fuse(text, options) {
 function transferables(result) {
   const list = [];
   for (const s of [result.program, result.planned]) if (s) list.push(s.during.buffer, s.after.buffer);
-  list.push(result.rank.buffer);
+  list.push(result.rank.buffer, result.model.users.buffer, result.model.usersStart.buffer);
   return list;
 }
 

@@ -9,6 +9,8 @@
 // to the step after its last user; `end` is `steps + 1` for a storage that is never freed (it
 // outlives the last step; drawings clip it at `steps`).
 
+import { usersOf } from './model.js';
+
 /**
  * Lifetimes of every storage in `order` (op indices). Returns {start, end} (Int32Array per
  * tensor; -1 for tensors that own no bytes, such as views) and {wsStart} (Int32Array per op:
@@ -25,7 +27,7 @@ export function lifetimes(model, order) {
     if (!(T[t].bytes > 0)) continue;
     const p = T[t].producer;
     const s = p >= 0 ? pos[p] : 0;
-    const users = model.users[t];
+    const users = usersOf(model, t);
     let e;
     if (T[t].pinned) e = n + 1;
     else if (users.length === 0) e = p >= 0 ? s + 1 : n + 1; // an unread graph input is never freed

@@ -49,9 +49,10 @@ export function buildModel(g, st) {
       scope: scopeOf(o),
     };
   });
-  // The ops that keep each storage alive (its consumers and its views' consumers), from the core.
-  const users = new Array(tensors.length);
-  for (let t = 0; t < tensors.length; t++) users[t] = Array.from(st.users.subarray(st.users_start[t], st.users_start[t + 1]));
+  // The ops that keep each storage alive (its consumers and its views' consumers), from the
+  // core: users[usersStart[t] .. usersStart[t + 1]] (typed arrays, moved to the page, not copied).
+  const usersStart = st.users_start;
+  const users = st.users;
   // Op-to-op edges, one per (producer, consumer) pair, listing the tensors that flow along it.
   // The producer of a view also depends on the producer of the tensor it aliases (the core
   // orders them so: a view needs its storage), even when it does not read that tensor.
@@ -78,7 +79,12 @@ export function buildModel(g, st) {
   for (const t of tensors) {
     if (t.producer < 0 && t.alias_of === null) t.input = true;
   }
-  return { ops, tensors, edges, users };
+  return { ops, tensors, edges, users, usersStart };
+}
+
+/** The ops (indices) that keep storage t alive. */
+export function usersOf(model, t) {
+  return model.users.subarray(model.usersStart[t], model.usersStart[t + 1]);
 }
 
 /**

@@ -163,13 +163,14 @@ function stripePattern(ctx) {
 
 /**
  * Draws the timeline of `data` (buildBands) into `host`. `max` is the byte scale shared by the
- * timelines shown together; `label` names the order; `hover(band|'other'|null, step, ev)` and
+ * timelines shown together; `label` names the order; `width` the host's (read once by the
+ * caller, so that drawing never waits for a layout); `hover(band|'other'|null, step, ev)` and
  * `click(band)` report the pointer. Returns {bandsAt(step), select(tensor|null), cursor(step|null),
  * canvas}.
  */
-export function drawTimeline(host, data, { max, label, height = 240, hover, click, order }) {
+export function drawTimeline(host, data, { max, label, height = 240, hover, click, order, width: given }) {
   host.textContent = '';
-  const width = Math.max(320, host.clientWidth || 800);
+  const width = Math.max(320, given || host.clientWidth || 800);
   const dpr = window.devicePixelRatio || 1;
   const wrap = document.createElement('div');
   wrap.className = 'po-timeline-wrap';
@@ -215,8 +216,25 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
   ctx.textAlign = 'center';
   for (const t of stepTicks(n)) ctx.fillText(String(t), X(t), M.top + ph + 15);
 
-  // Bands: faded unless live at the peak.
-  const fill = (b) => {
+  // Bands: faded unless live at the peak. Painted as one rectangle per stretch of constant
+  // bottom, with x snapped to whole pixels (stretches that fall inside one pixel give it to the
+  // last of them), so that thousands of bands paint quickly and leave no seams between their
+  // stretches; the outline of a hovered or selected band is a path, made when needed.
+  const paint = (c, b) => {
+    const xs = b.xs;
+    const offs = b.offs;
+    const h = b.bytes;
+    let x0 = Math.round(X(xs[0]));
+    for (let j = 0; j < xs.length; j++) {
+      const x1 = Math.round(X(j + 1 < xs.length ? xs[j + 1] : b.end));
+      if (x1 > x0) {
+        const yt = Y(offs[j] + h);
+        c.fillRect(x0, yt, x1 - x0, Y(offs[j]) - yt);
+        x0 = x1;
+      }
+    }
+  };
+  const outlineOf = (b) => {
     const p = new Path2D();
     const xs = b.xs;
     const offs = b.offs;
@@ -236,20 +254,25 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
     p.closePath();
     return p;
   };
-  const paths = data.bands.map(fill);
+  const outlines = new Map();
+  const pathOf = (i) => {
+    if (!outlines.has(i)) outlines.set(i, outlineOf(data.bands[i]));
+    return outlines.get(i);
+  };
   for (const pass of [false, true]) {
     ctx.globalAlpha = pass ? 1 : 0.3;
-    data.bands.forEach((b, i) => {
-      if (b.live !== pass) return;
+    for (const b of data.bands) {
+      if (b.live !== pass) continue;
       ctx.fillStyle = b.kind === 'workspace' ? stripePattern(ctx) : b.color;
-      ctx.fill(paths[i]);
-    });
+      paint(ctx, b);
+    }
   }
   ctx.globalAlpha = 1;
   // "other" on top of the own bands.
   const o = data.other;
   let otherPath = null;
-  if (o.count) {
+  const otherOutline = () => {
+    if (otherPath || !o.count) return otherPath;
     otherPath = new Path2D();
     otherPath.moveTo(X(0), Y(o.bottom[0]));
     for (let x = 0; x < n; x++) {
@@ -261,8 +284,19 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
       otherPath.lineTo(X(x), Y(o.bottom[x] + o.height[x]));
     }
     otherPath.closePath();
+    return otherPath;
+  };
+  if (o.count) {
     ctx.fillStyle = '#d0d5dd';
-    ctx.fill(otherPath);
+    let x0 = Math.round(X(0));
+    for (let x = 0; x < n; x++) {
+      const x1 = Math.round(X(x + 1));
+      if (x1 > x0 && o.height[x] > 0) {
+        const yt = Y(o.bottom[x] + o.height[x]);
+        ctx.fillRect(x0, yt, x1 - x0, Y(o.bottom[x]) - yt);
+      }
+      if (x1 > x0) x0 = x1;
+    }
   }
   // Axes lines, the peak line and the title.
   ctx.strokeStyle = '#98a2b3';
@@ -312,20 +346,20 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
     const outline = (i, color, w) => {
       octx.strokeStyle = color;
       octx.lineWidth = w;
-      octx.stroke(paths[i]);
+      octx.stroke(pathOf(i));
     };
     if (selected !== null) {
       octx.globalAlpha = 0.95;
       octx.fillStyle = data.bands[selected].color;
-      octx.fill(paths[selected]);
+      paint(octx, data.bands[selected]);
       octx.globalAlpha = 1;
       outline(selected, '#000', 2);
     }
     if (hovered !== null && hovered !== 'other') outline(hovered, '#1d2430', 1.5);
-    if (hovered === 'other' && otherPath) {
+    if (hovered === 'other' && o.count) {
       octx.strokeStyle = '#1d2430';
       octx.lineWidth = 1.5;
-      octx.stroke(otherPath);
+      octx.stroke(otherOutline());
     }
     if (cursorStep !== null) {
       octx.strokeStyle = '#475467';

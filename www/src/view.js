@@ -11,7 +11,7 @@ import { buildBands, drawTimeline } from './timeline.js';
 import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
 import { Rows } from './rows.js';
-import { formatBytes, formatDelta, formatMs, plural, viridis, escapeHtml } from './format.js';
+import { formatBytes, formatDelta, formatMs, plural, count, viridis, escapeHtml } from './format.js';
 
 const STYLE_ID = 'peakorder-view-style';
 
@@ -181,7 +181,11 @@ class View {
     this.listenToLists();
     element.appendChild(this.root);
     this.element = element;
-    this.resize = new ResizeObserver(() => {
+    // Every full-width panel is as wide as the chart's: one width, read once per change.
+    this.resize = new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (w === this.width || !this.last) return;
+      this.width = w;
       this.redrawChart();
       this.redrawTimelines();
     });
@@ -342,6 +346,7 @@ class View {
     this.setStatus(`Planning ${source}…`);
     const p = planner();
     try {
+      const tStart = performance.now();
       const info = await p.ready;
       this.methods = info.methods;
       if (this.controls && !this.methodSel.options.length) this.syncControls();
@@ -350,6 +355,10 @@ class View {
       const r = await p.analyze(text, options, !!this.opts.fuse);
       if (seq !== this.seq) return null; // a newer load superseded this one
       r.wall_ms = performance.now() - t0;
+      // Waiting for the planner (its worker and wasm starting, on the first load) and the whole
+      // round trip to the worker, messages included.
+      r.timings.init_ms = t0 - tStart;
+      r.timings.worker_ms = r.wall_ms;
       r.source = source;
       this.last = r;
       this.draw(r);
@@ -372,10 +381,11 @@ class View {
     const lap = () => t.push(performance.now()) && t[t.length - 1] - t[t.length - 2];
     this.selected = null;
     this.closeSearch();
+    this.width = this.chartHost.clientWidth;
     this.drawSummary(r);
-    this.redrawChart(true);
+    this.redrawChart();
     r.timings.chart_ms = lap();
-    this.redrawTimelines(true);
+    this.redrawTimelines();
     r.timings.timeline_ms = lap();
     this.drawDag(r);
     r.timings.dag_ms = lap();
@@ -437,12 +447,9 @@ class View {
     ];
   }
 
-  redrawChart(force = false) {
+  redrawChart() {
     const r = this.last;
     if (!r) return;
-    const w = this.chartHost.clientWidth;
-    if (!force && w === this.width) return;
-    this.width = w;
     const orderIds = r.plan.order;
     const programIds = r.model.ops.map((o) => o.id);
     const series = [];
@@ -454,6 +461,7 @@ class View {
       lowerBound: r.plan.lower_bound_bytes,
       inputsBytes: r.plan.inputs_bytes,
       height: this.opts.chartHeight,
+      width: this.width,
       onHover: (i, ev) => {
         if (i === null) {
           this.hideTip();
@@ -530,6 +538,7 @@ class View {
       hover: (kind, ix, ev) => this.hoverItem(kind, ix, ev),
       select: (kind, ix) => this.selectOp(ix),
       rendered: () => this.dagNoteFor(r),
+      width: this.width,
     });
     this.dagNoteFor(r);
   }
@@ -613,19 +622,18 @@ class View {
   setTimelineMode(mode) {
     this.timelineMode = mode;
     for (const b of this.timelineToggle.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
-    this.redrawTimelines(true);
+    this.redrawTimelines();
   }
 
-  redrawTimelines(force = false) {
+  redrawTimelines() {
     const r = this.last;
     if (!r) return;
-    const w = this.timelineHost.clientWidth;
-    if (!force && w === this.timelineWidth) return;
-    this.timelineWidth = w;
     if (!r.bands) {
+      const t0 = performance.now();
       const opIx = this.opIndex(r);
       r.bands = { planned: buildBands(r.model, r.plan.order.map((id) => opIx.get(id)), r.planned) };
       if (r.program) r.bands.program = buildBands(r.model, r.model.ops.map((_, v) => v), r.program);
+      r.timings.bands_ms = performance.now() - t0;
     }
     const programBtn = this.timelineToggle.querySelectorAll('button');
     for (const b of programBtn) b.disabled = b.dataset.mode !== 'planned' && !r.bands.program;
@@ -643,6 +651,7 @@ class View {
         max,
         label: `${k} order`,
         height: keys.length > 1 ? 230 : 320,
+        width: this.width,
         order: orderIds[k],
         hover: (band, step, ev) => this.hoverBand(k, band, step, ev),
         click: (band) => (band.kind === 'storage' ? this.selectTensor(band.tensor) : this.selectOp(band.op)),
@@ -683,12 +692,12 @@ class View {
       return;
     }
     const t = r.model.tensors[band.tensor];
-    const never = band.end >= data.steps && (t.pinned || (t.producer < 0 && !r.model.users[band.tensor].length));
+    const never = band.end >= data.steps && (t.pinned || (t.producer < 0 && r.model.usersStart[band.tensor + 1] === r.model.usersStart[band.tensor]));
     const from = t.producer < 0 ? 'the start (graph input)' : `step ${band.start + 1} (${opAt(band.start)})`;
     const to = never ? `the end (${t.output ? 'graph output' : t.producer < 0 ? 'the caller keeps it' : 'kept'})` : `step ${band.end} (${opAt(band.end - 1)})`;
     const users = t.consumers.map((c) => escapeHtml(r.model.ops[c].id));
     const rows = [
-      ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${t.bytes.toLocaleString('en-US')} B)` : ''}`],
+      ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${count(t.bytes)} B)` : ''}`],
       ['produced by', t.producer >= 0 ? escapeHtml(r.model.ops[t.producer].id) : 'graph input'],
       ['used by', users.length ? `${users.slice(0, 6).join(', ')}${users.length > 6 ? ` and ${users.length - 6} more` : ''}` : '–'],
       [`life (${key})`, `${from} to ${to}: ${plural(band.end - band.start, 'step')}`],
@@ -794,7 +803,7 @@ class View {
     }
     const more = ops.total - ops.hits.length + tensors.total - tensors.hits.length;
     if (!all.length) this.searchResults.append(h('li', { class: 'po-dim po-none' }, 'no op or tensor id contains this'));
-    else if (more > 0) this.searchResults.append(h('li', { class: 'po-dim po-none' }, `and ${more.toLocaleString('en-US')} more: type more of the id`));
+    else if (more > 0) this.searchResults.append(h('li', { class: 'po-dim po-none' }, `and ${count(more)} more: type more of the id`));
     this.searchResults.hidden = false;
     return all;
   }
@@ -829,8 +838,8 @@ class View {
       const lo = Math.min(...ranks) + 1;
       const hi = Math.max(...ranks) + 1;
       const rows = [
-        ['ops', gr.count.toLocaleString('en-US')],
-        ['planned order', `steps ${lo.toLocaleString('en-US')}–${hi.toLocaleString('en-US')}`],
+        ['ops', count(gr.count)],
+        ['planned order', `steps ${count(lo)}–${count(hi)}`],
         ['live at peak', `${plural(ix.vis.liveCount[ix.node], 'tensor')} made here`],
       ];
       if (gr.key && !gr.chunk) rows.unshift(['scope', escapeHtml(gr.key)]);
@@ -856,7 +865,7 @@ class View {
       const t = T[ix];
       const live = new Set(r.planned.live_at_peak || []);
       const rows = [
-        ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${t.bytes.toLocaleString('en-US')} B)` : ''}`],
+        ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${count(t.bytes)} B)` : ''}`],
         ['shape', t.shape ? `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}` : '–'],
         ['produced by', t.producer >= 0 ? escapeHtml(r.model.ops[t.producer].id) : 'graph input'],
         ['used by', t.consumers.map((c) => escapeHtml(r.model.ops[c].id)).join(', ') || '–'],
