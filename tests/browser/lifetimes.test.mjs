@@ -21,7 +21,7 @@ function rng(seed) {
   };
 }
 
-/** A random graph of up to `maxOps` ops mixing every case of DESIGN.md §1. */
+/** A random graph of up to `maxOps` ops mixing every case of docs/design.md §1. */
 export function randomGraph(seed, maxOps = 8) {
   const r = rng(seed);
   const int = (k) => Math.floor(r() * k);

@@ -463,7 +463,7 @@ pub fn fuse(graph: &GraphInput, options: Option<FuseOptionsArg>) -> Result<Fusio
 }
 
 /// The core's memory-model tables of `graph`, so that views draw the sizes and lifetimes the
-/// simulator uses instead of re-deriving them (DESIGN.md §1): per tensor, in file order, `bytes`
+/// simulator uses instead of re-deriving them (docs/design.md §1): per tensor, in file order, `bytes`
 /// (its storage's size; 0 for a view), `root` (the tensor whose storage it lives in) and `pinned`
 /// (1: never freed); the ops that keep each storage alive as `users[users_start[t] ..
 /// users_start[t + 1]]` (op indices in file order).

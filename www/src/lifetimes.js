@@ -1,6 +1,6 @@
 // When each storage is live in an order: the memory timeline's bands (docs/web.md). This reads
 // the core's tables (wasm `storages()`: sizes, pinned flags, the ops that keep each storage
-// alive) and applies DESIGN.md §1 step by step; tests/browser/lifetimes.test.mjs checks it
+// alive) and applies docs/design.md §1 step by step; tests/browser/lifetimes.test.mjs checks it
 // against the core's simulator on thousands of random graphs (stack heights = `during` and
 // `after` at every step, live set at the peak = `live_at_peak`).
 //

@@ -16,7 +16,9 @@ export class Rows {
     this.first = 0;
     this.last = 0;
     this.pending = false;
+    this.scrolled = false;
     list.addEventListener('scroll', () => {
+      this.scrolled = true;
       if (this.count <= ALL_UP_TO || this.pending) return;
       this.pending = true;
       requestAnimationFrame(() => {
@@ -33,9 +35,10 @@ export class Rows {
     // From the top; the scroll position is reset after the next layout (reading or writing it
     // now would make the browser lay the page out in the middle of drawing it).
     this.render(true, 0);
-    requestAnimationFrame(() => {
-      if (this.list.scrollTop) this.list.scrollTop = 0;
-    });
+    if (this.scrolled) {
+      this.scrolled = false;
+      requestAnimationFrame(() => { this.list.scrollTop = 0; });
+    }
   }
 
   render(force = false, scrollTop = null) {

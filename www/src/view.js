@@ -736,14 +736,20 @@ class View {
     return true;
   }
 
+  /** The timelines' step cursor: at op v's step in each order, else at the selected op's. */
+  cursorAt(v) {
+    const r = this.last;
+    const s = this.selected;
+    const at = v !== null && v !== undefined ? v : s && s.kind === 'op' ? s.ix : null;
+    for (const [k, tl] of Object.entries(this.timelines)) tl.cursor(at === null || !r ? null : k === 'planned' ? r.rank[at] : at);
+  }
+
   /** Marks the selection in the timelines and the lists (the graph marks it itself). */
   applySelection() {
     const r = this.last;
     const s = this.selected;
-    for (const [k, tl] of Object.entries(this.timelines)) {
-      tl.select(s && s.kind === 'tensor' ? s.ix : null);
-      tl.cursor(s && s.kind === 'op' ? (k === 'planned' ? r.rank[s.ix] : s.ix) : null);
-    }
+    for (const tl of Object.values(this.timelines)) tl.select(s && s.kind === 'tensor' ? s.ix : null);
+    this.cursorAt(null);
     this.marked = s;
     this.markLists();
     if (!s || !r) return;
@@ -828,6 +834,8 @@ class View {
 
   hoverItem(kind, ix, ev) {
     const r = this.last;
+    // An op under the pointer (in the graph or the lists) is marked in the timelines too.
+    this.cursorAt(kind === 'op' ? ix : null);
     if (!kind || !r) {
       this.hideTip();
       return;
