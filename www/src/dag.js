@@ -10,7 +10,16 @@ import { visibleGraph, ancestors, shortName } from './groups.js';
 import { layoutGrouped } from './layered.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const CHAR_W = 6.6; // 11px monospace
+// The fonts of style.css's .po-node text, .po-group-name and .po-group-sub, for measuring labels.
+const FONT_OP = '11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
+const FONT_GROUP = '600 11px system-ui, sans-serif';
+const FONT_SUB = '10.5px system-ui, sans-serif';
+let measure = null;
+function textWidth(font, s) {
+  if (!measure) measure = document.createElement('canvas').getContext('2d');
+  measure.font = font;
+  return measure.measureText(s).width;
+}
 const MAX_H = 560;
 const READABLE = 0.6;
 
@@ -84,8 +93,8 @@ export function drawDag(host, opts) {
     vis.labels = vis.nodes.map((nd, i) => (nd.op !== undefined ? [opLabel(nd.op)] : groupLabel(nd.group, i)));
     layout = layoutGrouped(tree, vis, (i) => {
       const lines = vis.labels[i];
-      const w = Math.max(28, ...lines.map((s) => s.length * CHAR_W)) + (lines.length > 1 ? 24 : 12);
-      return { w, h: lines.length > 1 ? 34 : 22 };
+      if (lines.length === 1) return { w: Math.max(28, textWidth(FONT_OP, lines[0]) + 12), h: 22 };
+      return { w: Math.max(textWidth(FONT_GROUP, `+ ${lines[0]}`), textWidth(FONT_SUB, lines[1])) + 22, h: 34 };
     }, Math.max(600, hostWidth() / READABLE));
   }
 
