@@ -27,6 +27,12 @@ export interface ViewOptions {
   fuse?: boolean;
   /** Fusion regions to outline in the DAG instead: arrays of op ids. */
   regions?: string[][];
+  /**
+   * A static memory layout to draw in the arena panel (offset × step): the `peakorder layout
+   * --json` object (docs/layout.md); at least arena_bytes, lower_bound_bytes, optimal, method,
+   * align, order, peak_bytes and buffers [{kind, id, offset, bytes, first_step, last_step}].
+   */
+  arena?: Record<string, unknown>;
 }
 
 /** The wasm `fuse()` object (`peakorder fuse --json`, DESIGN.md §4), one side of it. */
@@ -68,6 +74,8 @@ export interface ViewHandle {
   fuse(on: boolean): Promise<ViewResult | null>;
   /** The latest result. */
   result(): ViewResult | null;
+  /** The arena panel, when a layout is shown. */
+  arena(): { rectsAt(step: number): unknown[]; select(id: string | null): boolean; selected(): string | null } | null;
   /** The memory timeline of one order ("planned" or "program"), when it is shown. */
   timeline(order?: 'planned' | 'program'): Timeline | null;
   /** The DAG as drawn. */

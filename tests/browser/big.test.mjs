@@ -14,6 +14,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launch, openPage, readView } from './browser.mjs';
+import * as po from '../../js/node.mjs';
+import { buildModel } from '../../www/src/model.js';
+import { lifetimes } from '../../www/src/lifetimes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = join(root, 'www/dist');
@@ -321,4 +324,95 @@ test('the report of the 7.5k-op graph opens from file:// with the network blocke
   assert.deepEqual(blocked, [], 'the report asked for nothing over the network');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+/**
+ * A layout of `order` in the shape of `peakorder layout --json` (docs/layout.md): each storage and
+ * workspace at the lowest offset where it overlaps no buffer live at the same time (first fit, in
+ * allocation order). Made here to draw; the layout engine's own is checked where it runs.
+ */
+function firstFitLayout(graph, order) {
+  const model = buildModel(graph, po.storages(graph));
+  const ix = new Map(model.ops.map((o, v) => [o.id, v]));
+  const life = lifetimes(model, order.map((id) => ix.get(id)));
+  const n = order.length;
+  const bufs = [];
+  model.tensors.forEach((t, i) => {
+    if (life.start[i] < 0) return;
+    // simulate's steps: 0 the start, k while the k-th op runs.
+    const first = t.producer < 0 ? 0 : life.start[i] + 1;
+    bufs.push({ kind: 'tensor', id: t.id, bytes: t.bytes, first_step: first, last_step: Math.min(n, life.end[i]) });
+  });
+  model.ops.forEach((o, v) => {
+    if (life.wsStart[v] >= 0) bufs.push({ kind: 'workspace', id: o.id, bytes: o.workspace, first_step: life.wsStart[v] + 1, last_step: life.wsStart[v] + 1 });
+  });
+  const placed = [];
+  for (const b of [...bufs].sort((a, c) => a.first_step - c.first_step)) {
+    const clash = placed.filter((p) => p.first_step <= b.last_step && b.first_step <= p.last_step).sort((a, c) => a.offset - c.offset);
+    let off = 0;
+    for (const p of clash) if (p.offset < off + b.bytes && off < p.offset + p.bytes) off = p.offset + p.bytes;
+    placed.push({ ...b, offset: off });
+  }
+  const arena = Math.max(...placed.map((p) => p.offset + p.bytes));
+  const sim = po.simulate(graph, order);
+  return {
+    arena_bytes: arena, lower_bound_bytes: sim.peak_bytes, optimal: arena === sim.peak_bytes, method: 'first-fit (test)', align: 1,
+    order, peak_bytes: sim.peak_bytes, inputs_bytes: sim.inputs_bytes,
+    offsets: Object.fromEntries(placed.filter((p) => p.kind === 'tensor').map((p) => [p.id, p.offset])),
+    workspace_offsets: Object.fromEntries(placed.filter((p) => p.kind === 'workspace').map((p) => [p.id, p.offset])),
+    buffers: placed,
+  };
+}
+
+test('the arena view draws a layout: a rectangle per buffer at its offset, hover and click', async () => {
+  const graph = JSON.parse(readFileSync(FIXTURES.workspace, 'utf8'));
+  const seedGraph = JSON.parse(readFileSync(FIXTURES.seed, 'utf8'));
+  for (const g of [seedGraph, graph]) {
+    const plan = po.plan(g);
+    const layout = firstFitLayout(g, plan.order);
+    const { page, problems } = await openPage(browser.context);
+    await page.route(`${base}/arena.html`, (r) => r.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
+        <div id="a" style="width:1200px"></div><script type="module">
+          import { mount } from '/peakorder-view.js';
+          window.view = mount(document.getElementById('a'), ${JSON.stringify(JSON.stringify(g))}, { arena: ${JSON.stringify(layout)} });
+        </script></body></html>`,
+    }));
+    await page.goto(`${base}/arena.html`);
+    const v = await readView(page);
+    assert.equal(v.state, 'ready', v.status);
+    assert.ok(await page.isVisible('[data-testid="arena"] canvas'), 'the arena panel is shown');
+    assert.equal(Number(await page.getAttribute('.po-arena-canvas', 'data-buffers')), layout.buffers.length);
+    assert.match(await page.textContent('.po-panel:has([data-testid="arena"]) .po-note'), /laid out for the planned order/);
+    // At every step, the rectangles are the buffers live then, each at its offset, in its colour.
+    await page.locator('[data-testid="arena"]').scrollIntoViewIfNeeded();
+    for (let k = 0; k < plan.order.length; k++) {
+      const at = await page.evaluate((s) => window.view.arena().rectsAt(s), k);
+      const want = layout.buffers.filter((b) => Math.max(0, b.first_step - 1) <= k && k < Math.max(b.first_step, b.last_step));
+      assert.deepEqual(at.map((r) => `${r.kind}:${r.id}@${r.offset}`).sort(), want.map((b) => `${b.kind}:${b.id}@${b.offset}`).sort(), `step ${k}`);
+    }
+    const rects = await page.evaluate(() => window.view.arena().rectsAt(0).filter((r) => r.kind === 'tensor' && r.y1 - r.y0 >= 4));
+    assert.ok(rects.length > 0);
+    const box = await page.locator('.po-arena-over').boundingBox();
+    for (const r of rects.slice(0, 4)) {
+      const px = await page.evaluate(([x, y]) => {
+        const c = document.querySelector('.po-arena-canvas');
+        const dpr = c.width / c.clientWidth;
+        return [...c.getContext('2d').getImageData(Math.floor(x * dpr), Math.floor(y * dpr), 1, 1).data];
+      }, [r.x, (r.y0 + r.y1) / 2]);
+      const want = [1, 3, 5].map((j) => parseInt(r.color.slice(j, j + 2), 16));
+      assert.ok(want.every((c, j) => Math.abs(c - px[j]) <= 8), `${r.id} drawn in ${r.color} (pixel ${px})`);
+      await page.mouse.move(box.x + r.x, box.y + (r.y0 + r.y1) / 2);
+      assert.ok((await page.textContent('.po-tooltip')).startsWith(`tensor ${r.id}`), `hover names ${r.id}`);
+    }
+    // A click selects the tensor in the arena and the timeline.
+    const r = rects[0];
+    await page.mouse.click(box.x + r.x, box.y + (r.y0 + r.y1) / 2);
+    assert.equal(await page.evaluate(() => window.view.arena().selected()), r.id);
+    assert.equal(await page.evaluate(() => window.view.timeline('planned').selected()), r.id);
+    await page.locator('.po-panel:has([data-testid="arena"])').screenshot({ path: join(shots, `arena-${g === graph ? 'workspace' : 'seed'}.png`) });
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });

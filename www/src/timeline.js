@@ -18,6 +18,11 @@ const M = { left: 74, right: 16, top: 22, bottom: 26 };
 // Categorical colours (Tableau 10 without its red, which marks what is live at the peak elsewhere).
 const PALETTE = ['#4e79a7', '#f28e2b', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#a0cbe8', '#8cd17d', '#d4a6c8'];
 
+/** A storage's colour, the same wherever it is drawn (the timeline, the arena). */
+export function colorOf(id) {
+  return PALETTE[hash(id) % PALETTE.length];
+}
+
 function hash(s) {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
@@ -119,7 +124,7 @@ export function buildBands(model, order, sim) {
     bottom[x] = run;
   }
   own.forEach((b) => {
-    b.color = PALETTE[hash(b.id) % PALETTE.length];
+    b.color = colorOf(b.id);
   });
   const atStart = merged.reduce((a, b) => a + (b.input ? b.bytes : 0), 0);
   return { steps: n, peakStep, peakBytes: sim.peak_bytes, bands: own, other: { count: merged.length, bottom, height, atStart } };
@@ -143,7 +148,8 @@ function offsetAt(b, x) {
 }
 
 let stripes = null;
-function stripePattern(ctx) {
+/** The workspace's stripes (one pattern, made once). */
+export function stripePattern(ctx) {
   if (stripes) return stripes;
   const c = document.createElement('canvas');
   c.width = 6;

@@ -8,6 +8,7 @@ import { planner } from './planner.js';
 import { drawChart } from './chart.js';
 import { drawDag } from './dag.js';
 import { buildBands, drawTimeline } from './timeline.js';
+import { drawArena } from './arena.js';
 import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
 import { Rows } from './rows.js';
@@ -80,6 +81,7 @@ export function mount(element, graph, options = {}) {
     fuse: (on) => view.setFuse(on),
     result: () => view.last,
     timeline: (key = 'planned') => view.timelines[key] || null,
+    arena: () => view.arena,
     dag: () => view.dag,
     select: (kind, id) => view.selectById(kind, id),
     destroy: () => view.destroy(),
@@ -130,6 +132,15 @@ class View {
         class: 'po-btn po-seg-btn', type: 'button', 'data-mode': k, 'aria-pressed': String(k === 'both'),
         onclick: () => this.setTimelineMode(k),
       }, label)));
+    this.arenaHost = h('div', { class: 'po-timelines', 'data-testid': 'arena' });
+    this.arenaNote = h('p', { class: 'po-note' });
+    this.arenaPanel = h('section', { class: 'po-panel', hidden: true },
+      h('div', { class: 'po-panel-head' }, h('h3', {}, 'Arena (static memory layout)')),
+      h('div', { class: 'po-legend' },
+        h('span', {}, 'one rectangle per buffer: its byte offset in the one arena (y) while it is live (x, the steps of the order it was laid out for) ·'),
+        h('span', { class: 'po-nowrap' }, 'colours as in the timeline ·'),
+        h('span', { class: 'po-nowrap' }, 'hover for details, click to select')),
+      this.arenaNote, this.arenaHost);
     this.searchBox = h('input', {
       class: 'po-input po-search', type: 'search', placeholder: 'Find an op or tensor id…', 'aria-label': 'Find an op or tensor', 'data-testid': 'search',
     });
@@ -172,6 +183,7 @@ class View {
           h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-other' }), 'other (small storages merged) ·'),
           h('span', { class: 'po-nowrap' }, 'hover for details, click to select')),
         this.timelineNote, this.timelineHost),
+      this.arenaPanel,
       h('section', { class: 'po-panel' },
         h('div', { class: 'po-panel-head' }, h('h3', {}, 'Dataflow graph'),
           h('div', { class: 'po-search-wrap' }, this.searchBox, this.searchResults), this.collapseBtn),
@@ -191,6 +203,7 @@ class View {
       this.width = w;
       this.redrawChart();
       this.redrawTimelines();
+      if (this.last) this.drawArena(this.last);
     });
     this.resize.observe(this.chartHost);
     this.width = 0;
@@ -390,6 +403,7 @@ class View {
     r.timings.chart_ms = lap();
     this.redrawTimelines();
     r.timings.timeline_ms = lap();
+    this.drawArena(r);
     this.drawDag(r);
     r.timings.dag_ms = lap();
     this.drawLists(r);
@@ -668,6 +682,41 @@ class View {
     this.applySelection();
   }
 
+  /** The arena: the `arena` option (a `peakorder layout --json` object), or the planner's layout. */
+  drawArena(r) {
+    const layout = this.opts.arena || r.arena || null;
+    this.arenaPanel.hidden = !layout;
+    this.arena = null;
+    if (!layout) return;
+    const same = layout.order.length === r.plan.order.length && layout.order.every((id, k) => id === r.plan.order[k]);
+    this.arenaNote.textContent = `${formatBytes(layout.arena_bytes)} arena for ${plural(layout.buffers.length, 'buffer')} (${layout.method}${layout.align > 1 ? `, aligned to ${layout.align} B` : ''}): `
+      + `${layout.optimal ? 'proven optimal' : `lower bound ${formatBytes(layout.lower_bound_bytes)}`}; `
+      + `laid out for ${same ? 'the planned order' : `its own order of ${plural(layout.order.length, 'op')}`} (peak ${formatBytes(layout.peak_bytes)}).`;
+    const tix = this.tensorIndex(r);
+    const opIx = this.opIndex(r);
+    this.arena = drawArena(this.arenaHost, layout, {
+      width: this.width,
+      hover: (rect, step, ev) => this.hoverRect(layout, rect, step, ev),
+      click: (rect) => (rect.kind === 'tensor' ? tix.has(rect.id) && this.selectTensor(tix.get(rect.id)) : opIx.has(rect.id) && this.selectOp(opIx.get(rect.id))),
+    });
+    this.applySelection();
+  }
+
+  hoverRect(layout, rect, step, ev) {
+    const r = this.last;
+    if (!rect || !r) {
+      this.hideTip();
+      return;
+    }
+    const stepOf = (x) => `step ${x + 1} (${escapeHtml(layout.order[x] ?? '')})`;
+    const life = `${rect.x0 === 0 && rect.kind === 'tensor' ? 'the start' : stepOf(rect.x0)} to ${stepOf(Math.max(rect.x0, rect.x1 - 1))}`;
+    this.showTip(`<b>${rect.kind === 'workspace' ? `workspace of ${escapeHtml(rect.id)}` : `tensor ${escapeHtml(rect.id)}`}</b>${table([
+      ['offset', `${count(rect.offset)} – ${count(rect.offset + rect.bytes)} B`],
+      ['size', formatBytes(rect.bytes)],
+      ['life', life],
+    ])}`, ev);
+  }
+
   hoverBand(key, band, step, ev) {
     const r = this.last;
     if (!band || !r) {
@@ -749,6 +798,7 @@ class View {
     const r = this.last;
     const s = this.selected;
     for (const tl of Object.values(this.timelines)) tl.select(s && s.kind === 'tensor' ? s.ix : null);
+    if (this.arena) this.arena.select(s && s.kind === 'tensor' && r ? r.model.tensors[r.model.tensors[s.ix].root].id : null);
     this.cursorAt(null);
     this.marked = s;
     this.markLists();
