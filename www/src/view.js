@@ -404,6 +404,7 @@ class View {
     this.redrawTimelines();
     r.timings.timeline_ms = lap();
     this.drawArena(r);
+    r.timings.arena_ms = lap();
     this.drawDag(r);
     r.timings.dag_ms = lap();
     this.drawLists(r);
@@ -652,8 +653,8 @@ class View {
       if (r.program) r.bands.program = buildBands(r.model, r.model.ops.map((_, v) => v), r.program);
       r.timings.bands_ms = performance.now() - t0;
     }
-    const programBtn = this.timelineToggle.querySelectorAll('button');
-    for (const b of programBtn) b.disabled = b.dataset.mode !== 'planned' && !r.bands.program;
+    // Without a valid program order there is only the planned timeline.
+    for (const b of this.timelineToggle.querySelectorAll('button')) b.disabled = b.dataset.mode !== 'planned' && !r.bands.program;
     let keys = this.timelineMode === 'both' ? ['program', 'planned'] : [this.timelineMode];
     keys = keys.filter((k) => r.bands[k]);
     if (!keys.length) keys = ['planned'];
