@@ -1,6 +1,6 @@
 //! The flags the planning subcommands share, as clap `Args` flattened into each: the search's
-//! limits (`plan`, `compare`, `run`, `fuse`, `report`) and the method (`plan`, `run`,
-//! `report`). Defaults come from the core ([`PlanOptions::default`]; `fuse` overrides them
+//! limits (`plan`, `compare`, `run`, `fuse`; `report` takes the time budget alone, which is all
+//! the page's planner takes) and the method (`plan`, `run`, `report`). Defaults come from the core ([`PlanOptions::default`]; `fuse` overrides them
 //! with [`FuseOptions::default`] and `run` its method, see their `Args`), never from numbers
 //! copied here.
 
@@ -31,12 +31,19 @@ fn default_method() -> String {
     PlanOptions::default().method.name().to_string()
 }
 
-/// How much a search may do.
+/// How long a search may take.
 #[derive(Args, Debug, Clone)]
-pub struct SearchLimits {
+pub struct BudgetArg {
     /// Time budget for searches, in milliseconds.
     #[arg(long, default_value_t = default_budget_ms(), value_parser = parse_budget_ms)]
     pub budget_ms: f64,
+}
+
+/// How much a search may do: its time and its states and memory.
+#[derive(Args, Debug, Clone)]
+pub struct SearchLimits {
+    #[command(flatten)]
+    pub budget: BudgetArg,
     /// Most states a search may expand.
     #[arg(long, default_value_t = default_max_states())]
     pub max_states: u64,
@@ -50,7 +57,7 @@ impl SearchLimits {
     pub fn plan_options(&self, method: Method) -> PlanOptions {
         PlanOptions {
             method,
-            budget_ms: Some(self.budget_ms),
+            budget_ms: Some(self.budget.budget_ms),
             max_states: self.max_states,
             max_memory_bytes: self.max_memory_bytes(),
         }
@@ -60,7 +67,7 @@ impl SearchLimits {
     pub fn fuse_options(&self, peak_limit: Option<u64>) -> FuseOptions {
         FuseOptions {
             peak_limit,
-            budget_ms: Some(self.budget_ms),
+            budget_ms: Some(self.budget.budget_ms),
             max_states: self.max_states,
             max_memory_bytes: self.max_memory_bytes(),
         }
