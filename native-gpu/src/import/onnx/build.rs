@@ -16,7 +16,12 @@ use super::proto::GraphProto;
 use super::resolve::{self, Given, Resolved};
 use super::{attrs, scope, subgraph, Options};
 
-pub fn build(d: &Decoded, r: &Resolved, inf: &Inferred, opts: &Options) -> Result<GraphSpec, Error> {
+pub fn build(
+    d: &Decoded,
+    r: &Resolved,
+    inf: &Inferred,
+    opts: &Options,
+) -> Result<GraphSpec, Error> {
     let graph = d.graph();
     let ops = ops(d, r);
     let consumed: HashSet<&str> = ops
@@ -29,6 +34,7 @@ pub fn build(d: &Decoded, r: &Resolved, inf: &Inferred, opts: &Options) -> Resul
     let mut first: Option<NoShape> = None;
     let mut symbolic: BTreeSet<String> = BTreeSet::new();
     let mut unknown = 0usize;
+    let mut blamed = 0usize;
     let mut unsized_unused = 0usize;
     let empty = Ty::default();
     for &name in &r.names {
@@ -38,9 +44,11 @@ pub fn build(d: &Decoded, r: &Resolved, inf: &Inferred, opts: &Options) -> Resul
             ..TensorSpec::default()
         };
         let ty = inf.types.get(name).unwrap_or(&empty);
+        let is_blamed = inf.blame.contains_key(name);
         let mut problem = |p: Problem, unknown_too: bool, unknown: &mut usize| {
             if unknown_too {
                 *unknown += 1;
+                blamed += is_blamed as usize;
             }
             if first.is_none() {
                 let cause = inf.blame.get(name).and_then(|&b| {
@@ -57,6 +65,7 @@ pub fn build(d: &Decoded, r: &Resolved, inf: &Inferred, opts: &Options) -> Resul
                     cause,
                     symbolic: Vec::new(),
                     unknown: 0,
+                    blamed: 0,
                 });
             }
         };
@@ -152,6 +161,7 @@ pub fn build(d: &Decoded, r: &Resolved, inf: &Inferred, opts: &Options) -> Resul
     if let Some(mut f) = first {
         f.symbolic = symbolic.into_iter().collect();
         f.unknown = unknown;
+        f.blamed = blamed;
         return Err(f.into());
     }
 
@@ -230,7 +240,12 @@ fn ops(d: &Decoded, r: &Resolved) -> Vec<OpSpec> {
     ops
 }
 
-fn graph_meta(d: &Decoded, r: &Resolved, opts: &Options, unsized_unused: usize) -> Map<String, Value> {
+fn graph_meta(
+    d: &Decoded,
+    r: &Resolved,
+    opts: &Options,
+    unsized_unused: usize,
+) -> Map<String, Value> {
     let model = &d.model;
     let mut meta = Map::new();
     meta.insert("source".into(), Value::from("onnx"));

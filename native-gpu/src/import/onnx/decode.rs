@@ -106,7 +106,10 @@ pub fn node_label(g: &GraphProto, i: usize) -> String {
         Some(s) if !s.is_empty() => s.to_string(),
         _ => format!(
             "{}_{i}",
-            n.op_type.as_deref().filter(|s| !s.is_empty()).unwrap_or("node")
+            n.op_type
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("node")
         ),
     }
 }

@@ -66,13 +66,20 @@ pub fn elem(data_type: i32) -> Result<Elem, String> {
         25 => Bits(2, "uint2"),
         26 => Bits(2, "int2"),
         0 => return Err("has an undefined element type".into()),
-        n => return Err(format!("has ONNX element type {n}, which peakorder does not know")),
+        n => {
+            return Err(format!(
+                "has ONNX element type {n}, which peakorder does not know"
+            ))
+        }
     })
 }
 
 /// Integer types, whose values shape computations fold exactly.
 pub fn is_int(t: i32) -> bool {
-    matches!(t, UINT8 | INT8 | UINT16 | INT16 | INT32 | INT64 | BOOL | UINT32 | UINT64)
+    matches!(
+        t,
+        UINT8 | INT8 | UINT16 | INT16 | INT32 | INT64 | BOOL | UINT32 | UINT64
+    )
 }
 
 /// Floating-point types folded as f64.

@@ -118,6 +118,9 @@ pub struct NoShape {
     pub symbolic: Vec<String>,
     /// How many tensors have an unknown shape or dimension.
     pub unknown: usize,
+    /// How many of those depend on a node whose outputs could not be inferred (the others'
+    /// dimensions are computed from symbolic ones).
+    pub blamed: usize,
 }
 
 /// What is missing in the first tensor's shape.
@@ -166,7 +169,8 @@ impl fmt::Display for NoShape {
             )?;
         }
         let own_symbol = matches!(self.problem, Problem::Symbolic { .. });
-        if self.symbolic.len() > 1 || (!self.symbolic.is_empty() && (self.unknown > 0 || !own_symbol))
+        if self.symbolic.len() > 1
+            || (!self.symbolic.is_empty() && (self.unknown > 0 || !own_symbol))
         {
             write!(
                 f,
@@ -176,11 +180,17 @@ impl fmt::Display for NoShape {
                 self.symbolic.join(", ")
             )?;
         }
-        if self.unknown > 0 {
+        if self.unknown > 0 && (self.blamed > 0 || self.symbolic.is_empty()) {
             write!(
                 f,
                 "; {} tensor(s) have no complete shape; give their shapes in the model by running \
                  ONNX shape inference first: {INFER_SHAPES_CMD}",
+                self.unknown
+            )?;
+        } else if self.unknown > 0 {
+            write!(
+                f,
+                "; {} more tensor(s) have dimensions computed from them",
                 self.unknown
             )?;
         }

@@ -54,9 +54,12 @@ pub fn import_bytes(bytes: bytes::Bytes, opts: &Options) -> Result<GraphSpec, Er
 
 #[cfg(test)]
 mod tests {
+    use super::proto::tensor_shape_proto::dimension;
     use super::proto::*;
     use super::*;
     use peakorder::Graph;
+    use prost::Message;
+    use serde_json::json;
 
     fn vi(name: &str, elem_type: i32, dims: &[Result<i64, &str>]) -> ValueInfoProto {
         ValueInfoProto {
@@ -95,13 +98,43 @@ mod tests {
             name: Some(name.into()),
             data_type: Some(elem_type),
             dims: dims.to_vec(),
+            ..TensorProto::default()
         }
+    }
+
+    /// An int64 initializer holding `v` (a shape, axes, ...).
+    fn ints(name: &str, v: &[i64]) -> TensorProto {
+        let mut t = init(name, 7, &[v.len() as i64]);
+        t.raw_data = Some(
+            v.iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect::<Vec<u8>>()
+                .into(),
+        );
+        t
+    }
+
+    fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
+        AttributeProto {
+            name: Some(name.into()),
+            r#type: Some(7),
+            ints: v.to_vec(),
+            ..AttributeProto::default()
+        }
+    }
+
+    fn err(bytes: &[u8], opts: &Options) -> String {
+        import(bytes, opts).unwrap_err().to_string()
     }
 
     fn model(g: GraphProto) -> Vec<u8> {
         ModelProto {
             ir_version: Some(9),
             graph: Some(g),
+            opset_import: vec![OperatorSetIdProto {
+                domain: Some(String::new()),
+                version: Some(17),
+            }],
             ..ModelProto::default()
         }
         .encode_to_vec()
@@ -161,7 +194,7 @@ mod tests {
     #[test]
     fn symbolic_dimension_is_named_and_can_be_assumed() {
         let bytes = model(mlp(Err("batch")));
-        let e = import(&bytes, &Options::default()).unwrap_err();
+        let e = err(&bytes, &Options::default());
         assert!(e.contains("\"x\""), "{e}");
         assert!(e.contains("symbolic dimension \"batch\""), "{e}");
         assert!(e.contains("--assume-dim batch=VALUE"), "{e}");
@@ -175,21 +208,221 @@ mod tests {
     #[test]
     fn every_symbolic_dimension_is_listed() {
         let mut g = mlp(Err("batch"));
-        g.value_info[0] = vi("h", 1, &[Err("batch"), Err("hidden")]);
-        let e = import(&model(g), &Options::default()).unwrap_err();
+        // w1 a graph input whose second dim is symbolic: h = x @ w1 is [batch, hidden].
+        g.initializer.remove(0);
+        g.input.push(vi("w1", 1, &[Ok(16), Err("hidden")]));
+        g.value_info.clear();
+        let e = err(&model(g), &Options::default());
         assert!(e.contains("batch, hidden"), "{e}");
     }
 
     #[test]
-    fn missing_shape_suggests_shape_inference() {
+    fn an_op_without_a_rule_is_named_with_the_fallback() {
         let mut g = mlp(Ok(8));
-        g.value_info.remove(1);
-        let e = import(&model(g), &Options::default()).unwrap_err();
+        g.value_info.clear();
+        g.output[0].r#type = None;
+        g.node[1].op_type = Some("FancyRelu".into());
+        let e = err(&model(g), &Options::default());
         assert!(
-            e.contains("tensor \"r\" (output of node \"Relu_1\") has no known shape"),
+            e.contains("tensor \"r\" (output of node \"FancyRelu_1\") has no known shape"),
             "{e}"
         );
+        assert!(
+            e.contains("cannot infer the output shapes of node \"FancyRelu_1\" (op \"FancyRelu\")"),
+            "{e}"
+        );
+        // y depends on it: two tensors, one line, and the pre-inference command.
+        assert!(e.contains("2 tensor(s) have no complete shape"), "{e}");
         assert!(e.contains("onnx.shape_inference.infer_shapes"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    #[test]
+    fn shapes_are_inferred_without_value_info() {
+        let mut g = mlp(Ok(8));
+        g.value_info.clear();
+        g.output[0] = ValueInfoProto {
+            name: Some("y".into()),
+            r#type: None,
+        };
+        let (_, gr) = import_ok(&model(g), &Options::default());
+        let bytes: Vec<u64> = gr.tensors().iter().map(|t| t.bytes).collect();
+        assert_eq!(bytes[3..], [8 * 32 * 4, 8 * 32 * 4, 8 * 4 * 4]);
+    }
+
+    /// Weights made by ConstantOfShape from an initializer shape (the onnx wheel's light models),
+    /// and a Reshape to a shape computed by Shape → Gather → Unsqueeze → Concat.
+    #[test]
+    fn constant_of_shape_and_folded_shape_computations() {
+        let mut cos = node("w", "ConstantOfShape", &["wshape"], &["w"]);
+        cos.attribute.push(AttributeProto {
+            name: Some("value".into()),
+            r#type: Some(4),
+            t: Some(init("", 1, &[1])),
+            ..AttributeProto::default()
+        });
+        let mut unsq = node("u", "Unsqueeze", &["n"], &["n1"]);
+        unsq.attribute.push(attr_ints("axes", &[0]));
+        let mut cat = node("cat", "Concat", &["n1", "minus1"], &["target"]);
+        cat.attribute.push(AttributeProto {
+            name: Some("axis".into()),
+            r#type: Some(2),
+            i: Some(0),
+            ..AttributeProto::default()
+        });
+        let g = GraphProto {
+            node: vec![
+                cos,
+                node("mm", "MatMul", &["x", "w"], &["h"]),
+                node("shape", "Shape", &["h"], &["s"]),
+                node("g", "Gather", &["s", "zero"], &["n"]),
+                unsq,
+                cat,
+                node("r", "Reshape", &["h", "target"], &["y"]),
+            ],
+            initializer: vec![ints("wshape", &[16, 6]), ints("minus1", &[-1]), {
+                let mut z = init("zero", 7, &[]);
+                z.raw_data = Some(0i64.to_le_bytes().to_vec().into());
+                z
+            }],
+            input: vec![vi("x", 1, &[Ok(2), Ok(5), Ok(16)])],
+            output: vec![ValueInfoProto {
+                name: Some("y".into()),
+                r#type: None,
+            }],
+            ..GraphProto::default()
+        };
+        let (spec, _) = import_ok(&model(g), &Options::default());
+        let t = |id: &str| spec.tensors.iter().find(|t| t.id == id).unwrap().clone();
+        assert_eq!(t("w").shape, Some(vec![16, 6]));
+        assert_eq!(t("h").shape, Some(vec![2, 5, 6]));
+        assert_eq!(t("target").shape, Some(vec![2]));
+        assert_eq!(t("y").shape, Some(vec![2, 30]));
+        assert_eq!(t("y").dtype.as_deref(), Some("f32"));
+    }
+
+    #[test]
+    fn symbols_travel_and_cancel_in_reshape() {
+        let g = GraphProto {
+            node: vec![
+                node("shape", "Shape", &["x"], &["s"]),
+                node("sl", "Slice", &["s", "zero1", "one1"], &["b"]),
+                node("cat", "Concat", &["b", "minus1"], &["target"]),
+                node("r", "Reshape", &["x", "target"], &["y"]),
+                node("relu", "Relu", &["y"], &["z"]),
+            ],
+            initializer: vec![
+                ints("zero1", &[0]),
+                ints("one1", &[1]),
+                ints("minus1", &[-1]),
+            ],
+            input: vec![vi("x", 1, &[Err("batch"), Ok(3), Ok(4)])],
+            output: vec![vi("z", 1, &[])],
+            ..GraphProto::default()
+        };
+        let mut g = g;
+        g.node[2].attribute.push(AttributeProto {
+            name: Some("axis".into()),
+            r#type: Some(2),
+            i: Some(0),
+            ..AttributeProto::default()
+        });
+        g.output[0].r#type = None;
+        let bytes = model(g);
+        let e = err(&bytes, &Options::default());
+        assert!(e.contains("--assume-dim batch=VALUE"), "{e}");
+        assert!(!e.contains("have no complete shape"), "{e}");
+        let mut opts = Options::default();
+        opts.assume_dims.insert("batch".into(), 5);
+        let (spec, _) = import_ok(&bytes, &opts);
+        let z = spec.tensors.iter().find(|t| t.id == "z").unwrap();
+        assert_eq!(z.shape, Some(vec![5, 12]));
+    }
+
+    #[test]
+    fn reshape_with_two_minus_ones_names_the_node() {
+        let g = GraphProto {
+            node: vec![node("bad_reshape", "Reshape", &["x", "t"], &["y"])],
+            initializer: vec![ints("t", &[-1, -1])],
+            input: vec![vi("x", 1, &[Ok(4), Ok(4)])],
+            output: vec![vi("y", 1, &[])],
+            ..GraphProto::default()
+        };
+        let e = import(&model(g), &Options::default()).unwrap_err();
+        assert!(
+            matches!(&e, Error::BadNode { node, op, .. } if node == "bad_reshape" && op == "Reshape"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("two -1"), "{e}");
+    }
+
+    #[test]
+    fn a_shape_in_the_file_that_contradicts_inference_names_the_tensor() {
+        let mut g = mlp(Ok(8));
+        g.value_info[0] = vi("h", 1, &[Ok(8), Ok(33)]);
+        let e = import(&model(g), &Options::default()).unwrap_err();
+        assert!(
+            matches!(&e, Error::Mismatch { tensor, node, .. } if tensor == "h" && node == "mm1"),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("f32[8, 33]") && text.contains("f32[8, 32]"),
+            "{text}"
+        );
+        // A symbolic dimension in the file is filled in by inference, not a contradiction.
+        let mut g = mlp(Ok(8));
+        g.value_info[0] = vi("h", 1, &[Err("n"), Ok(32)]);
+        import_ok(&model(g), &Options::default());
+    }
+
+    #[test]
+    fn a_node_in_an_undeclared_domain_is_named() {
+        let mut g = mlp(Ok(8));
+        g.node[1].domain = Some("com.example".into());
+        let mut m = ModelProto {
+            ir_version: Some(9),
+            graph: Some(g),
+            ..ModelProto::default()
+        };
+        m.opset_import.push(OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        });
+        let e = import(&m.encode_to_vec(), &Options::default()).unwrap_err();
+        assert!(
+            matches!(&e, Error::UnknownDomain { node, domain, .. } if node == "Relu_1" && domain == "com.example"),
+            "{e:?}"
+        );
+        // Declared, it imports: the file's shapes cover the op peakorder has no rules for.
+        m.opset_import.push(OperatorSetIdProto {
+            domain: Some("com.example".into()),
+            version: Some(1),
+        });
+        import_ok(&m.encode_to_vec(), &Options::default());
+    }
+
+    #[test]
+    fn truncated_protobuf_is_a_decode_error() {
+        let bytes = model(mlp(Ok(8)));
+        for cut in [1, bytes.len() / 3, bytes.len() - 1] {
+            let e = import(&bytes[..cut], &Options::default()).unwrap_err();
+            assert!(matches!(e, Error::Decode(_)), "cut at {cut}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn weights_are_not_decoded() {
+        // A 1M-element float initializer in float_data: the import only reads its header.
+        let mut w = init("w1", 1, &[16, 32]);
+        w.typed.push((
+            proto::FLOAT_DATA,
+            Chunk::Packed(vec![0u8; 16 * 32 * 4].into()),
+        ));
+        let mut g = mlp(Ok(8));
+        g.initializer[0] = w;
+        let (_, gr) = import_ok(&model(g), &Options::default());
+        assert_eq!(gr.tensors()[1].bytes, 16 * 32 * 4);
     }
 
     #[test]
@@ -211,26 +444,32 @@ mod tests {
     fn unknown_input_is_an_error() {
         let mut g = mlp(Ok(8));
         g.node[2].input[1] = "nope".into();
-        let e = import(&model(g), &Options::default()).unwrap_err();
+        let e = err(&model(g), &Options::default());
         assert!(e.contains("\"nope\""), "{e}");
     }
 
     #[test]
     fn dtypes_not_in_design_are_sized_as_bytes() {
+        let cast = |name: &str, i: &str, o: &str, to: i64| {
+            let mut n = node(name, "Cast", &[i], &[o]);
+            n.attribute.push(AttributeProto {
+                name: Some("to".into()),
+                r#type: Some(2),
+                i: Some(to),
+                ..AttributeProto::default()
+            });
+            n
+        };
         let g = GraphProto {
-            node: vec![
-                node("c", "Cast", &["a"], &["b"]),
-                node("q", "Cast", &["b"], &["c"]),
-            ],
+            node: vec![cast("c", "a", "b", 22), cast("q", "b", "c", 14)],
             input: vec![vi("a", 4, &[Ok(3), Ok(5)])],
-            value_info: vec![vi("b", 22, &[Ok(3), Ok(5)])],
-            output: vec![vi("c", 14, &[Ok(2)])],
+            output: vec![vi("c", 14, &[Ok(3), Ok(5)])],
             ..GraphProto::default()
         };
         let (spec, g) = import_ok(&model(g), &Options::default());
         let bytes: Vec<u64> = g.tensors().iter().map(|t| t.bytes).collect();
         // uint16: 2 bytes each; int4: 15 nibbles round up to 8 bytes; complex64: 8 bytes each.
-        assert_eq!(bytes, [30, 8, 16]);
+        assert_eq!(bytes, [30, 8, 120]);
         assert_eq!(
             spec.tensors[0].meta.as_ref().unwrap()["onnx_dtype"],
             "uint16"
@@ -241,7 +480,7 @@ mod tests {
             output: vec![vi("b", 8, &[Ok(3)])],
             ..GraphProto::default()
         };
-        let e = import(&model(s), &Options::default()).unwrap_err();
+        let e = err(&model(s), &Options::default());
         assert!(e.contains("\"a\"") && e.contains("STRING"), "{e}");
     }
 
@@ -268,7 +507,7 @@ mod tests {
     fn subgraph_op_reads_outer_values_and_says_so() {
         let body = GraphProto {
             node: vec![node("inner", "Add", &["big", "x"], &["o"])],
-            output: vec![vi("o", 1, &[Ok(4)])],
+            output: vec![vi("o", 1, &[Ok(1000)])],
             ..GraphProto::default()
         };
         let mut iff = node("if", "If", &["cond"], &["y"]);
@@ -286,8 +525,8 @@ mod tests {
         });
         let g = GraphProto {
             node: vec![node("mk", "Relu", &["x"], &["big"]), iff],
-            input: vec![vi("x", 1, &[Ok(4)]), vi("cond", 9, &[])],
-            output: vec![vi("y", 1, &[Ok(4)])],
+            input: vec![vi("x", 1, &[Ok(1000)]), vi("cond", 9, &[])],
+            output: vec![vi("y", 1, &[Ok(1000)])],
             value_info: vec![vi("big", 1, &[Ok(1000)])],
             ..GraphProto::default()
         };
@@ -316,7 +555,7 @@ mod tests {
                 ..GraphProto::default()
             };
         }
-        let e = import(&model(g), &Options::default()).unwrap_err();
+        let e = err(&model(g), &Options::default());
         assert!(e.contains("recursion"), "{e}");
     }
 }

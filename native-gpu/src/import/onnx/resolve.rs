@@ -202,8 +202,10 @@ pub fn resolve<'a>(d: &'a Decoded, assume: &BTreeMap<String, u64>) -> Result<Res
     for s in &graph.sparse_initializer {
         if let Some(v) = &s.values {
             let shape = s.dims.iter().map(|&d| dim_of(d)).collect();
-            r.sources
-                .insert(sparse_name(s), Ty::new(v.data_type.filter(|&t| t != 0), shape));
+            r.sources.insert(
+                sparse_name(s),
+                Ty::new(v.data_type.filter(|&t| t != 0), shape),
+            );
         }
     }
     r.given = given;
@@ -340,7 +342,11 @@ pub fn constant(n: &NodeProto, name: &str, whose: &Whose) -> Result<Option<Ty>, 
     }
     if let Some(s) = attr("sparse_value").and_then(|a| a.sparse_tensor.as_ref()) {
         let shape = s.dims.iter().map(|&d| dim_of(d)).collect();
-        let elem = s.values.as_ref().and_then(|v| v.data_type).filter(|&e| e != 0);
+        let elem = s
+            .values
+            .as_ref()
+            .and_then(|v| v.data_type)
+            .filter(|&e| e != 0);
         return Ok(Some(Ty::new(elem, shape)));
     }
     if let Some(a) = attr("value_int") {
@@ -361,7 +367,9 @@ pub fn constant(n: &NodeProto, name: &str, whose: &Whose) -> Result<Option<Ty>, 
     }
     if let Some(a) = attr("value_floats") {
         let v: Vec<Num> = a.floats.iter().map(|&f| Num::Float(f as f64)).collect();
-        return Ok(Some(Ty::known(dtype::FLOAT, &[v.len() as u64]).with_value(v)));
+        return Ok(Some(
+            Ty::known(dtype::FLOAT, &[v.len() as u64]).with_value(v),
+        ));
     }
     if attr("value_string").is_some() {
         return Ok(Some(Ty::known(dtype::STRING, &[])));

@@ -78,7 +78,10 @@ mod tests {
     #[test]
     fn scopes_from_names_and_metadata() {
         let s = |n: &str, m| scope(&node(n, m));
-        assert_eq!(s("/layer1/layer1.0/conv1/Conv", None).as_deref(), Some("layer1/layer1.0/conv1"));
+        assert_eq!(
+            s("/layer1/layer1.0/conv1/Conv", None).as_deref(),
+            Some("layer1/layer1.0/conv1")
+        );
         assert_eq!(s("/Flatten", None), None);
         assert_eq!(s("Conv_0", None), None);
         assert_eq!(s("", None), None);
@@ -87,7 +90,10 @@ mod tests {
             Some("layer1/layer1.0")
         );
         assert_eq!(s("node_view", Some("['', 'view']")), None);
-        assert_eq!(s("n", Some(r#"['', "it's", 'x']"#)).as_deref(), Some("it's"));
+        assert_eq!(
+            s("n", Some(r#"['', "it's", 'x']"#)).as_deref(),
+            Some("it's")
+        );
         // Not a list: the name decides.
         assert_eq!(s("/a/b", Some("nonsense")).as_deref(), Some("a"));
     }

@@ -3,7 +3,9 @@
 
 use super::dtype::*;
 use super::infer::ty::Num;
-use super::proto::{Chunk, TensorProto, DOUBLE_DATA, FLOAT_DATA, INT32_DATA, INT64_DATA, UINT64_DATA};
+use super::proto::{
+    Chunk, TensorProto, DOUBLE_DATA, FLOAT_DATA, INT32_DATA, INT64_DATA, UINT64_DATA,
+};
 
 /// The elements of `t` when it has at most `limit` of them and they are stored in the model (not
 /// in an external file); `None` otherwise, or when the data does not match the dims.
@@ -149,7 +151,9 @@ mod tests {
     #[test]
     fn raw_and_typed_data() {
         let mut a = t(INT64, &[2]);
-        a.raw_data = Some(Bytes::from([3i64.to_le_bytes(), (-1i64).to_le_bytes()].concat()));
+        a.raw_data = Some(Bytes::from(
+            [3i64.to_le_bytes(), (-1i64).to_le_bytes()].concat(),
+        ));
         assert_eq!(elements(&a, 10), Some(vec![Num::Int(3), Num::Int(-1)]));
         assert_eq!(elements(&a, 1), None, "over the limit");
         let mut b = t(INT32, &[]);
@@ -158,11 +162,17 @@ mod tests {
         let mut c = t(FLOAT, &[2]);
         c.typed.push((
             FLOAT_DATA,
-            Chunk::Packed(Bytes::from([1.5f32.to_le_bytes(), 2f32.to_le_bytes()].concat())),
+            Chunk::Packed(Bytes::from(
+                [1.5f32.to_le_bytes(), 2f32.to_le_bytes()].concat(),
+            )),
         ));
-        assert_eq!(elements(&c, 10), Some(vec![Num::Float(1.5), Num::Float(2.0)]));
+        assert_eq!(
+            elements(&c, 10),
+            Some(vec![Num::Float(1.5), Num::Float(2.0)])
+        );
         let mut d = t(INT64, &[3]);
-        d.typed.push((INT64_DATA, Chunk::Packed(Bytes::from_static(&[1, 2]))));
+        d.typed
+            .push((INT64_DATA, Chunk::Packed(Bytes::from_static(&[1, 2]))));
         assert_eq!(elements(&d, 10), None, "2 elements for dims [3]");
         let mut e = t(FLOAT16, &[1]);
         e.raw_data = Some(Bytes::from_static(&[0x00, 0x3c]));

@@ -70,7 +70,11 @@ pub fn broadcasting(n: &Node) -> Out {
     for i in 0..count {
         elem = elem.or(n.elem(i));
     }
-    let elem = if is_comparison(n.op) { Some(BOOL) } else { elem };
+    let elem = if is_comparison(n.op) {
+        Some(BOOL)
+    } else {
+        elem
+    };
     // Before opset 7 (8 for the variadic ops) ONNX did not broadcast like numpy: the second
     // operand aligned at `axis`, or shapes were equal; the output is the first input's shape.
     let variadic = matches!(n.op, "Sum" | "Max" | "Min" | "Mean");

@@ -9,8 +9,12 @@ pub fn broadcast(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, String> {
     let r = a.len().max(b.len());
     let mut out = Vec::with_capacity(r);
     for i in 0..r {
-        let da = (i + a.len()).checked_sub(r).map_or(&Dim::Known(1), |j| &a[j]);
-        let db = (i + b.len()).checked_sub(r).map_or(&Dim::Known(1), |j| &b[j]);
+        let da = (i + a.len())
+            .checked_sub(r)
+            .map_or(&Dim::Known(1), |j| &a[j]);
+        let db = (i + b.len())
+            .checked_sub(r)
+            .map_or(&Dim::Known(1), |j| &b[j]);
         out.push(match (da, db) {
             (Dim::Known(1), d) | (d, Dim::Known(1)) => d.clone(),
             (Dim::Known(x), Dim::Known(y)) if x == y => Dim::Known(*x),
@@ -62,7 +66,10 @@ pub fn broadcast_indices(input: &[u64], out: &[u64]) -> Vec<usize> {
 
 /// Elementwise `f` over broadcast inputs whose values are all known.
 pub fn map_n(inputs: &[(&[u64], &[Num])], out: &[u64], f: impl Fn(&[&Num]) -> Num) -> Vec<Num> {
-    let idx: Vec<Vec<usize>> = inputs.iter().map(|(s, _)| broadcast_indices(s, out)).collect();
+    let idx: Vec<Vec<usize>> = inputs
+        .iter()
+        .map(|(s, _)| broadcast_indices(s, out))
+        .collect();
     let n = idx.first().map_or(0, |v| v.len());
     let mut args: Vec<&Num> = Vec::with_capacity(inputs.len());
     (0..n)
@@ -90,7 +97,13 @@ pub fn binary(op: &str, a: &Num, b: &Num, fmod: bool) -> Num {
                 "Mul" => x.checked_mul(y),
                 "Div" => x.checked_div(y),
                 "Mod" if fmod => x.checked_rem(y),
-                "Mod" => x.checked_rem(y).map(|r| if r != 0 && (r < 0) != (y < 0) { r + y } else { r }),
+                "Mod" => x.checked_rem(y).map(|r| {
+                    if r != 0 && (r < 0) != (y < 0) {
+                        r + y
+                    } else {
+                        r
+                    }
+                }),
                 "Pow" => u32::try_from(y).ok().and_then(|e| x.checked_pow(e)),
                 "Max" => Some(x.max(y)),
                 "Min" => Some(x.min(y)),
@@ -253,7 +266,11 @@ pub fn select(data: &[Num], shape: &[u64], keep: &[Vec<u64>]) -> Vec<Num> {
         return out;
     }
     loop {
-        let idx: u64 = pos.iter().enumerate().map(|(a, &p)| keep[a][p] * st[a]).sum();
+        let idx: u64 = pos
+            .iter()
+            .enumerate()
+            .map(|(a, &p)| keep[a][p] * st[a])
+            .sum();
         out.push(data[idx as usize].clone());
         // Odometer increment, last axis fastest.
         let mut a = shape.len();
@@ -300,12 +317,18 @@ mod tests {
     #[test]
     fn broadcasting() {
         let k = |v: &[u64]| v.iter().map(|&d| Dim::Known(d)).collect::<Vec<_>>();
-        assert_eq!(broadcast(&k(&[2, 1, 3]), &k(&[4, 1])).unwrap(), k(&[2, 4, 3]));
+        assert_eq!(
+            broadcast(&k(&[2, 1, 3]), &k(&[4, 1])).unwrap(),
+            k(&[2, 4, 3])
+        );
         assert!(broadcast(&k(&[2, 3]), &k(&[4])).is_err());
         let s = Dim::Sym("n".into());
         assert_eq!(broadcast(&[s.clone()], &k(&[1])).unwrap(), vec![s.clone()]);
         assert_eq!(broadcast(&[s.clone()], &k(&[5])).unwrap(), k(&[5]));
-        assert_eq!(broadcast(&[s], &[Dim::Sym("m".into())]).unwrap(), vec![Dim::Unknown]);
+        assert_eq!(
+            broadcast(&[s], &[Dim::Sym("m".into())]).unwrap(),
+            vec![Dim::Unknown]
+        );
         let v = map_n(
             &[(&[2, 1], &ints(&[1, 2])), (&[3], &ints(&[10, 20, 30]))],
             &[2, 3],
@@ -319,7 +342,10 @@ mod tests {
         let b = |op, x, y| binary(op, &Num::Int(x), &Num::Int(y), false);
         assert_eq!(b("Div", -7, 2), Num::Int(-3));
         assert_eq!(b("Mod", -7, 3), Num::Int(2));
-        assert_eq!(binary("Mod", &Num::Int(-7), &Num::Int(3), true), Num::Int(-1));
+        assert_eq!(
+            binary("Mod", &Num::Int(-7), &Num::Int(3), true),
+            Num::Int(-1)
+        );
         assert_eq!(b("Div", 1, 0), Num::Unknown);
         assert_eq!(b("Mul", i64::MAX, 2), Num::Unknown);
         assert_eq!(cast(&Num::Int(i64::MAX), INT32), Num::Int(-1));

@@ -18,7 +18,11 @@ fn dims_from(n: &Node, i: usize) -> Result<Vec<Dim>, Fail> {
             })
             .collect(),
         // The rank is still known from the shape tensor's length.
-        Err(e) => match n.shape(i).ok().and_then(|s| s.first().and_then(|d| d.known())) {
+        Err(e) => match n
+            .shape(i)
+            .ok()
+            .and_then(|s| s.first().and_then(|d| d.known()))
+        {
             Some(r) if r <= 64 => Ok(vec![Dim::Unknown; r as usize]),
             _ => Err(e),
         },

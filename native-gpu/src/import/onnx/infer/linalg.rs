@@ -106,7 +106,10 @@ pub fn einsum(n: &Node) -> Out {
         };
         let named = before.chars().count() + after.map_or(0, |a| a.chars().count());
         if named > shape.len() || (after.is_none() && named != shape.len()) {
-            return invalid(format!("operand {i} has rank {}, term {term:?}", shape.len()));
+            return invalid(format!(
+                "operand {i} has rank {}, term {term:?}",
+                shape.len()
+            ));
         }
         let ell_len = shape.len() - named;
         let mut dims = shape.iter();

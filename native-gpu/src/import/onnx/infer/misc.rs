@@ -24,12 +24,20 @@ fn scaled(xs: &[Dim], scales: &[f64]) -> Vec<Dim> {
 
 fn floats(v: &[Num]) -> Result<Vec<f64>, Fail> {
     v.iter()
-        .map(|e| e.float().ok_or(Fail::Unknown("a scale is not known".into())))
+        .map(|e| {
+            e.float()
+                .ok_or(Fail::Unknown("a scale is not known".into()))
+        })
         .collect()
 }
 
 /// Places per-axis values given for `axes` (or all axes) into a full-rank list.
-fn spread<T: Clone>(n: &Node, vals: Vec<T>, fill: impl Fn(usize) -> T, rank: usize) -> Result<Vec<T>, Fail> {
+fn spread<T: Clone>(
+    n: &Node,
+    vals: Vec<T>,
+    fill: impl Fn(usize) -> T,
+    rank: usize,
+) -> Result<Vec<T>, Fail> {
     match n.attr_ints("axes") {
         Some(axes) => {
             let axes = n.axes(axes, rank)?;
@@ -51,7 +59,11 @@ fn spread<T: Clone>(n: &Node, vals: Vec<T>, fill: impl Fn(usize) -> T, rank: usi
 pub fn resize(n: &Node) -> Out {
     let xs = n.shape(0)?;
     let r = xs.len();
-    let (scales_i, sizes_i) = if n.opset < 11 { (1, None) } else { (2, Some(3)) };
+    let (scales_i, sizes_i) = if n.opset < 11 {
+        (1, None)
+    } else {
+        (2, Some(3))
+    };
     let non_empty = |i: usize| n.has(i) && n.value(i).map_or(true, |v| !v.is_empty());
     let out = if let Some(si) = sizes_i.filter(|&i| non_empty(i)) {
         let sizes = n.ints(si)?;
@@ -62,13 +74,21 @@ pub fn resize(n: &Node) -> Out {
                 Some(a) => n.axes(a, r)?,
                 None => (0..sizes.len()).collect(),
             };
-            let mut scale = if policy == b"not_larger" { f64::MAX } else { f64::MIN };
+            let mut scale = if policy == b"not_larger" {
+                f64::MAX
+            } else {
+                f64::MIN
+            };
             for (k, &a) in axes.iter().enumerate() {
                 let Some(d) = xs.get(a).and_then(|d| d.known()) else {
                     return unknown("an input dimension is not known");
                 };
                 let s = sizes[k] as f64 / d as f64;
-                scale = if policy == b"not_larger" { scale.min(s) } else { scale.max(s) };
+                scale = if policy == b"not_larger" {
+                    scale.min(s)
+                } else {
+                    scale.max(s)
+                };
             }
             for (k, &a) in axes.iter().enumerate() {
                 sizes[k] = (scale * xs[a].known().unwrap_or(0) as f64).round() as i64;
@@ -150,4 +170,99 @@ pub fn rnn(n: &Node) -> Out {
         )
     };
     Ok(vec![Ty::new(e, y), Ty::new(e, yh.clone()), Ty::new(e, yh)])
+}
+
+/// `Attention` (opset 23): Y is `[B, Hq, Sq, Dv]` for 4-D inputs and `[B, Sq, Hq * Dv]` for 3-D
+/// ones (with `q_num_heads`, `kv_num_heads`); the present key and value append the new sequence
+/// to the past ones; the optional QK output is `[B, Hq, Sq, total]`. As ONNX infers it
+/// (onnx/defs/nn/utils.cc).
+pub fn attention(n: &Node) -> Out {
+    let q = n.shape(0)?;
+    let v = n.shape(2)?;
+    let e = n.elem(0);
+    if !matches!(q.len(), 3 | 4) || !matches!(v.len(), 3 | 4) {
+        return invalid("query, key and value must be 3-D or 4-D");
+    }
+    let (y, qk, kv_seq) = match (q.len(), v.len()) {
+        (4, 4) => (
+            vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()],
+            vec![q[0].clone(), q[1].clone(), q[2].clone(), v[2].clone()],
+            v[2].clone(),
+        ),
+        (3, 3) => {
+            let (Some(hq), Some(hkv)) = (n.attr_i("q_num_heads"), n.attr_i("kv_num_heads")) else {
+                return invalid("3-D inputs need q_num_heads and kv_num_heads");
+            };
+            if hq <= 0 || hkv <= 0 {
+                return invalid("q_num_heads and kv_num_heads must be positive");
+            }
+            let hidden = match v[2].known() {
+                Some(vh) => Dim::Known(vh / hkv as u64 * hq as u64),
+                None => Dim::Unknown,
+            };
+            (
+                vec![q[0].clone(), q[1].clone(), hidden],
+                vec![
+                    q[0].clone(),
+                    Dim::Known(hq as u64),
+                    q[1].clone(),
+                    v[1].clone(),
+                ],
+                v[1].clone(),
+            )
+        }
+        _ => return unknown("query and value have different ranks"),
+    };
+    let mut out = vec![Ty::new(e, y), Ty::default(), Ty::default(), Ty::new(e, qk)];
+    if n.has(4) && n.has(5) {
+        let (pk, pv) = (n.shape(4)?, n.shape(5)?);
+        if pk.len() != 4 || pv.len() != 4 {
+            return invalid("past_key and past_value must be 4-D");
+        }
+        if let (Some(s), Some(p)) = (kv_seq.known(), pk[2].known()) {
+            let total = Dim::Known(s + p);
+            let mut k = pk.to_vec();
+            k[2] = total.clone();
+            let mut vv = pv.to_vec();
+            vv[2] = total.clone();
+            out[1] = Ty::new(n.elem(4), k);
+            out[2] = Ty::new(n.elem(5), vv);
+            if let Some(s) = out[3].shape.as_mut() {
+                s[3] = total;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `NegativeLogLikelihoodLoss` and `SoftmaxCrossEntropyLoss`: the target's shape with
+/// `reduction="none"`, else a scalar; the latter's optional log-probabilities are the scores'.
+pub fn loss(n: &Node) -> Out {
+    let target = n.shape(1)?;
+    let none = n.attr_s("reduction") == Some(b"none");
+    let y = Ty::new(n.elem(0), if none { target.to_vec() } else { Vec::new() });
+    let x = n.input(0)?;
+    Ok(vec![
+        y,
+        Ty {
+            elem: x.elem,
+            shape: x.shape.clone(),
+            value: None,
+        },
+    ])
+}
+
+/// `GridSample(X [N, C, D...], grid [N, H..., k])`: `[N, C, H...]`.
+pub fn grid_sample(n: &Node) -> Out {
+    let x = n.shape_min(0, 2)?;
+    let g = n.shape_min(1, 2)?;
+    let mut out = vec![x[0].clone(), x[1].clone()];
+    out.extend_from_slice(&g[1..g.len() - 1]);
+    n.one(Ty::new(n.elem(0), out))
+}
+
+/// `Det(X [*, M, M])`: `[*]`.
+pub fn det(n: &Node) -> Out {
+    let x = n.shape_min(0, 2)?;
+    n.one(Ty::new(n.elem(0), x[..x.len() - 2].to_vec()))
 }

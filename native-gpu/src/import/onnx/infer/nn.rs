@@ -105,7 +105,12 @@ pub fn conv(n: &Node, kind: Kind) -> Out {
                     } else {
                         0
                     };
-                    let total = if residual == 0 { ek[i] - s } else { ek[i] - residual }.max(0);
+                    let total = if residual == 0 {
+                        ek[i] - s
+                    } else {
+                        ek[i] - residual
+                    }
+                    .max(0);
                     let (small, big) = (total >> 1, total - (total >> 1));
                     if auto == b"SAME_UPPER" {
                         (pads[i], pads[i + spatial]) = (small, big);
@@ -255,13 +260,17 @@ pub fn conv_transpose(n: &Node) -> Out {
                 out.push(Dim::Unknown);
                 continue;
             };
-            let v = strides[i] as i128 * (d as i128 - 1) + output_padding[i] as i128
-                + ek[i] as i128
-                - pads[i] as i128
-                - pads[i + spatial] as i128;
+            let v =
+                strides[i] as i128 * (d as i128 - 1) + output_padding[i] as i128 + ek[i] as i128
+                    - pads[i] as i128
+                    - pads[i + spatial] as i128;
             match u64::try_from(v) {
                 Ok(v) if v <= i64::MAX as u64 => out.push(Dim::Known(v)),
-                _ => return invalid(format!("output size {v} on spatial axis {i} is out of range")),
+                _ => {
+                    return invalid(format!(
+                        "output size {v} on spatial axis {i} is out of range"
+                    ))
+                }
             }
         }
     }

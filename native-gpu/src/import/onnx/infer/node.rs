@@ -64,7 +64,10 @@ impl<'a> Node<'a> {
     pub fn shape(&self, i: usize) -> Result<&'a [Dim], Fail> {
         match self.input(i)?.shape.as_deref() {
             Some(s) => Ok(s),
-            None => unknown(format!("the shape of input {:?} is not known", self.input_name(i))),
+            None => unknown(format!(
+                "the shape of input {:?} is not known",
+                self.input_name(i)
+            )),
         }
     }
 

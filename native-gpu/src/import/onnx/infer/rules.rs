@@ -6,15 +6,66 @@ use super::{elementwise as ew, gen, linalg, misc, nn, reduce, shape};
 pub fn infer(n: &Node) -> Out {
     match n.op {
         // Same shape and type as input 0 (elements fold for the arithmetic ones).
-        "Identity" | "Abs" | "Neg" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Sqrt"
-        | "Reciprocal" | "Floor" | "Ceil" | "Round" | "Sign" | "Erf" | "Sin" | "Cos" | "Tan"
-        | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Softplus"
-        | "Softsign" | "Elu" | "Selu" | "LeakyRelu" | "HardSigmoid" | "HardSwish"
-        | "ThresholdedRelu" | "Celu" | "Gelu" | "Mish" | "Swish" | "Not" | "BitwiseNot"
-        | "Clip" | "Shrink" | "Softmax" | "LogSoftmax" | "Hardmax" | "LRN"
-        | "InstanceNormalization" | "LpNormalization" | "MeanVarianceNormalization"
-        | "GroupNormalization" | "RMSNormalization" | "CumSum" | "Trilu" | "ReverseSequence"
-        | "ScatterND" | "ScatterElements" | "Scatter" => ew::same(n),
+        "Identity"
+        | "Abs"
+        | "Neg"
+        | "Relu"
+        | "Sigmoid"
+        | "Tanh"
+        | "Exp"
+        | "Log"
+        | "Sqrt"
+        | "Reciprocal"
+        | "Floor"
+        | "Ceil"
+        | "Round"
+        | "Sign"
+        | "Erf"
+        | "Sin"
+        | "Cos"
+        | "Tan"
+        | "Asin"
+        | "Acos"
+        | "Atan"
+        | "Sinh"
+        | "Cosh"
+        | "Asinh"
+        | "Acosh"
+        | "Atanh"
+        | "Softplus"
+        | "Softsign"
+        | "Elu"
+        | "Selu"
+        | "LeakyRelu"
+        | "HardSigmoid"
+        | "HardSwish"
+        | "ThresholdedRelu"
+        | "Celu"
+        | "Gelu"
+        | "Mish"
+        | "Swish"
+        | "Not"
+        | "BitwiseNot"
+        | "Clip"
+        | "Shrink"
+        | "Softmax"
+        | "LogSoftmax"
+        | "Hardmax"
+        | "LRN"
+        | "InstanceNormalization"
+        | "LpNormalization"
+        | "MeanVarianceNormalization"
+        | "GroupNormalization"
+        | "RMSNormalization"
+        | "CumSum"
+        | "Trilu"
+        | "ReverseSequence"
+        | "ScatterND"
+        | "ScatterElements"
+        | "Scatter"
+        | "CumProd"
+        | "RotaryEmbedding"
+        | "TensorScatter" => ew::same(n),
         "IsNaN" | "IsInf" => ew::same_bool(n),
         "Dropout" => ew::dropout(n),
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "BitShift" | "BitwiseAnd" | "BitwiseOr"
@@ -77,9 +128,17 @@ pub fn infer(n: &Node) -> Out {
         "Resize" => misc::resize(n),
         "Upsample" => misc::upsample(n),
         "RNN" | "GRU" | "LSTM" => misc::rnn(n),
+        "Attention" => misc::attention(n),
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => misc::loss(n),
+        "GridSample" => misc::grid_sample(n),
+        "Det" => misc::det(n),
 
         "NonZero" | "Unique" | "NonMaxSuppression" | "Compress" | "StringSplit" => {
             unsupported("its output size depends on the input data")
+        }
+        "SequenceEmpty" | "SequenceConstruct" | "SequenceInsert" | "SequenceErase"
+        | "SplitToSequence" | "Optional" => {
+            unsupported("its output is a sequence or an optional, whose size peakorder cannot know")
         }
         "If" | "Loop" | "Scan" => unsupported("the shapes its bodies compute are not inferred"),
         _ => unsupported("peakorder has no shape rule for this op"),

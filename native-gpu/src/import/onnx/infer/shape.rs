@@ -92,7 +92,10 @@ pub fn reshape(n: &Node) -> Out {
             Some(xs) => infer_minus_one(xs, &out, at)?,
             None => Dim::Unknown,
         };
-    } else if let (Some(a), Some(b)) = (x.known_dims().and_then(|d| count(&d)), product(&out).known()) {
+    } else if let (Some(a), Some(b)) = (
+        x.known_dims().and_then(|d| count(&d)),
+        product(&out).known(),
+    ) {
         if a != b {
             return invalid(format!(
                 "it reshapes {} elements into {} ({})",
@@ -112,7 +115,11 @@ fn infer_minus_one(input: &[Dim], target: &[Dim], at: usize) -> Result<Dim, Fail
     let mut k_in: u64 = 1;
     for d in input {
         match d {
-            Dim::Known(v) => k_in = k_in.checked_mul(*v).ok_or(Fail::Invalid("size overflows".into()))?,
+            Dim::Known(v) => {
+                k_in = k_in
+                    .checked_mul(*v)
+                    .ok_or(Fail::Invalid("size overflows".into()))?
+            }
             Dim::Sym(s) => syms.push(s),
             Dim::Unknown => return Ok(Dim::Unknown),
         }
@@ -123,7 +130,11 @@ fn infer_minus_one(input: &[Dim], target: &[Dim], at: usize) -> Result<Dim, Fail
             continue;
         }
         match d {
-            Dim::Known(v) => k_t = k_t.checked_mul(*v).ok_or(Fail::Invalid("size overflows".into()))?,
+            Dim::Known(v) => {
+                k_t = k_t
+                    .checked_mul(*v)
+                    .ok_or(Fail::Invalid("size overflows".into()))?
+            }
             Dim::Sym(s) => match syms.iter().position(|x| x == &&**s) {
                 Some(p) => {
                     syms.swap_remove(p);
@@ -158,7 +169,10 @@ pub fn flatten(n: &Node) -> Out {
     let a = n.attr_i_or("axis", 1);
     let a = if a < 0 { a + r } else { a };
     if a < 0 || a > r {
-        return invalid(format!("axis {} is out of range for rank {r}", n.attr_i_or("axis", 1)));
+        return invalid(format!(
+            "axis {} is out of range for rank {r}",
+            n.attr_i_or("axis", 1)
+        ));
     }
     let a = a as usize;
     let out = vec![product(&xs[..a]), product(&xs[a..])];
@@ -218,7 +232,11 @@ pub fn transpose(n: &Node) -> Out {
     let perm: Vec<usize> = match n.attr_ints("perm") {
         Some(p) => {
             if p.len() != xs.len() {
-                return invalid(format!("perm has {} entries for rank {}", p.len(), xs.len()));
+                return invalid(format!(
+                    "perm has {} entries for rank {}",
+                    p.len(),
+                    xs.len()
+                ));
             }
             let p = n.axes(p, xs.len())?;
             p
@@ -328,7 +346,9 @@ pub fn split(n: &Node) -> Out {
             (None, _) => vec![Dim::Unknown; outs],
             (Some(d), Some(k)) => {
                 if k as usize != outs || k <= 0 {
-                    return invalid(format!("num_outputs is {k} but the node has {outs} outputs"));
+                    return invalid(format!(
+                        "num_outputs is {k} but the node has {outs} outputs"
+                    ));
                 }
                 let chunk = d.div_ceil(k as u64);
                 let last = d.checked_sub(chunk * (k as u64 - 1));
@@ -457,7 +477,9 @@ pub fn slice(n: &Node) -> Out {
         };
         out[a] = Dim::Known(len);
         if let Some(kp) = keep.as_mut() {
-            kp[a] = (0..len).map(|j| (s as i128 + j as i128 * step as i128) as u64).collect();
+            kp[a] = (0..len)
+                .map(|j| (s as i128 + j as i128 * step as i128) as u64)
+                .collect();
         }
     }
     let mut t = Ty::new(x.elem, out);
@@ -539,7 +561,11 @@ pub fn tile(n: &Node) -> Out {
     let xs = n.shape(0)?;
     let reps = n.ints(1)?;
     if reps.len() != xs.len() {
-        return invalid(format!("repeats has {} values for rank {}", reps.len(), xs.len()));
+        return invalid(format!(
+            "repeats has {} values for rank {}",
+            reps.len(),
+            xs.len()
+        ));
     }
     let out: Vec<Dim> = xs
         .iter()
@@ -572,7 +598,11 @@ pub fn pad(n: &Node) -> Out {
         (0..r).collect()
     };
     if pads.len() != 2 * axes.len() {
-        return invalid(format!("pads has {} values for {} axes", pads.len(), axes.len()));
+        return invalid(format!(
+            "pads has {} values for {} axes",
+            pads.len(),
+            axes.len()
+        ));
     }
     let mut out = xs.to_vec();
     for (k, &a) in axes.iter().enumerate() {
@@ -613,9 +643,19 @@ pub fn depth_space(n: &Node, to_space: bool) -> Out {
         }
     };
     let out = if to_space {
-        vec![xs[0].clone(), div(&xs[1], bb)?, mul(&xs[2], b), mul(&xs[3], b)]
+        vec![
+            xs[0].clone(),
+            div(&xs[1], bb)?,
+            mul(&xs[2], b),
+            mul(&xs[3], b),
+        ]
     } else {
-        vec![xs[0].clone(), mul(&xs[1], bb), div(&xs[2], b)?, div(&xs[3], b)?]
+        vec![
+            xs[0].clone(),
+            mul(&xs[1], bb),
+            div(&xs[2], b)?,
+            div(&xs[3], b)?,
+        ]
     };
     n.one(Ty::new(n.elem(0), out))
 }
@@ -627,7 +667,11 @@ pub fn shape(n: &Node) -> Out {
     let clamp = |v: i64| (if v < 0 { v.saturating_add(r) } else { v }).clamp(0, r) as usize;
     let start = clamp(n.attr_i_or("start", 0));
     let end = clamp(n.attr_i_or("end", r));
-    let dims = if start < end { &xs[start..end] } else { &xs[0..0] };
+    let dims = if start < end {
+        &xs[start..end]
+    } else {
+        &xs[0..0]
+    };
     let value: Vec<Num> = dims.iter().map(Num::from_dim).collect();
     n.one(Ty::known(INT64, &[value.len() as u64]).with_value(value))
 }
