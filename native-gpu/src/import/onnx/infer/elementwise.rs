@@ -34,7 +34,7 @@ pub fn same_bool(n: &Node) -> Out {
 }
 
 /// `Dropout`: output 0 is the input; the optional mask has its shape, boolean (the input's
-/// type before opset 7).
+/// type before opset 10).
 pub fn dropout(n: &Node) -> Out {
     let x = n.input(0)?;
     let y = Ty {
@@ -43,7 +43,7 @@ pub fn dropout(n: &Node) -> Out {
         value: x.value.clone(),
     };
     let mask = Ty {
-        elem: if n.opset < 7 { x.elem } else { Some(BOOL) },
+        elem: if n.opset < 10 { x.elem } else { Some(BOOL) },
         shape: x.shape.clone(),
         value: None,
     };

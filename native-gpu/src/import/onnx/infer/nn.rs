@@ -150,11 +150,14 @@ pub fn conv(n: &Node, kind: Kind) -> Out {
         if ceil && (size - 1) * s >= d + pads[i] as i128 {
             size -= 1;
         }
-        if size < 0 || size > i64::MAX as i128 {
+        if size < 0 {
             return invalid(format!(
                 "the kernel (size {}) is larger than the padded input (size {eff}) on spatial axis {i}",
                 ek[i]
             ));
+        }
+        if size > i64::MAX as i128 {
+            return invalid(format!("the output size on spatial axis {i} overflows"));
         }
         out.push(Dim::Known(size as u64));
     }
