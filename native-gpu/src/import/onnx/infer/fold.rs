@@ -323,8 +323,14 @@ mod tests {
         );
         assert!(broadcast(&k(&[2, 3]), &k(&[4])).is_err());
         let s = Dim::Sym("n".into());
-        assert_eq!(broadcast(&[s.clone()], &k(&[1])).unwrap(), vec![s.clone()]);
-        assert_eq!(broadcast(&[s.clone()], &k(&[5])).unwrap(), k(&[5]));
+        assert_eq!(
+            broadcast(std::slice::from_ref(&s), &k(&[1])).unwrap(),
+            vec![s.clone()]
+        );
+        assert_eq!(
+            broadcast(std::slice::from_ref(&s), &k(&[5])).unwrap(),
+            k(&[5])
+        );
         assert_eq!(
             broadcast(&[s], &[Dim::Sym("m".into())]).unwrap(),
             vec![Dim::Unknown]

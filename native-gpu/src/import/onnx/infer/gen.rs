@@ -67,7 +67,7 @@ pub fn range(n: &Node) -> Out {
             u64::try_from(q.max(0)).ok()
         }
         _ => match (a.float(), b.float(), d.float()) {
-            (Some(_), Some(_), Some(d)) if d == 0.0 => return invalid("delta is 0"),
+            (Some(_), Some(_), Some(0.0)) => return invalid("delta is 0"),
             (Some(a), Some(b), Some(d)) => {
                 let q = ((b - a) / d).ceil().max(0.0);
                 (q.is_finite() && q < 1e18).then_some(q as u64)

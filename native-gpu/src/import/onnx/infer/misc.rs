@@ -10,7 +10,7 @@ fn scaled(xs: &[Dim], scales: &[f64]) -> Vec<Dim> {
         .map(|(d, &s)| match d {
             Dim::Known(v) => {
                 let r = (*v as f64 * s).floor();
-                if r >= 0.0 && r < 1e18 {
+                if (0.0..1e18).contains(&r) {
                     Dim::Known(r as u64)
                 } else {
                     Dim::Unknown

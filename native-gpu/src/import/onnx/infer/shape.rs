@@ -238,8 +238,7 @@ pub fn transpose(n: &Node) -> Out {
                     xs.len()
                 ));
             }
-            let p = n.axes(p, xs.len())?;
-            p
+            n.axes(p, xs.len())?
         }
         None => (0..xs.len()).rev().collect(),
     };
