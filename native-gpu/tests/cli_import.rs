@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use peakorder_gpu::import::onnx::proto::tensor_shape_proto::{dimension, Dimension};
 use peakorder_gpu::import::onnx::proto::*;
+use peakorder_gpu::import::onnx::{self as importer, Options};
+use proptest::prelude::*;
 use prost::Message;
 
 fn temp(name: &str, bytes: &[u8]) -> PathBuf {
@@ -348,6 +350,40 @@ fn hostile_models_never_panic() {
             Some(0) => {}
             Some(2) => assert_eq!(err.trim_end().lines().count(), 1, "case {i}: {err}"),
             c => panic!("case {i}: exit {c:?}: {err}"),
+        }
+    }
+}
+
+/// Damaged models through the library: bytes flipped, cut, spliced or inserted anywhere in a
+/// valid model; the importer returns a graph or an error, never panics, and what it returns the
+/// core either accepts or refuses with an error.
+fn mutated(bytes: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    for &(at, kind, v) in edits {
+        let at = at % (b.len() + 1);
+        match kind % 4 {
+            0 if at < b.len() => b[at] ^= v,
+            1 => b.insert(at, v),
+            2 if at < b.len() => {
+                b.remove(at);
+            }
+            _ => b.truncate(at.max(1)),
+        }
+    }
+    b
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #[test]
+    fn damaged_models_never_panic(
+        edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..6)
+    ) {
+        let mut g = cnn();
+        g.value_info.push(vi("c", 1, &[2, 8, 16, 16]));
+        let bytes = mutated(&model(g), &edits);
+        if let Ok(spec) = importer::import(&bytes, &Options::default()) {
+            let _ = peakorder::Graph::from_spec(spec);
         }
     }
 }
