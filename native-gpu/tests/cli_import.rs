@@ -315,6 +315,22 @@ fn hostile_models_never_panic() {
             vec!["x", "s"],
             vec![int64s("s", &[8], &[big, 0, 0, 0, big, 0, 0, 0])],
         ),
+        // Two foldable tensors whose broadcast (16M elements) is too large to fold: it is sized,
+        // not computed.
+        (
+            "Add",
+            vec!["col", "row"],
+            vec![
+                int64s("col", &[4096, 1], &[1; 4096]),
+                int64s("row", &[1, 4096], &[2; 4096]),
+            ],
+        ),
+        // Very many axes.
+        (
+            "Unsqueeze",
+            vec!["x", "s"],
+            vec![int64s("s", &[4000], &(0..4000).collect::<Vec<i64>>())],
+        ),
     ] {
         let mut g = cnn();
         g.initializer.extend(inits);

@@ -13,7 +13,7 @@ use super::error::{Cause, Error, NoShape, Problem};
 use super::infer::ty::{dims_text, Dim, Ty};
 use super::infer::Inferred;
 use super::proto::GraphProto;
-use super::resolve::{self, Given, Resolved};
+use super::resolve::{Given, Resolved};
 use super::{attrs, scope, subgraph, Options};
 
 pub fn build(
@@ -150,9 +150,14 @@ pub fn build(
                 spec.shape = Some(shape);
                 spec.dtype = Some(dt.to_string());
             }
-            Elem::Bits(_, onnx_name) => {
-                let signed: Vec<i64> = shape.iter().map(|&v| v as i64).collect();
-                spec.bytes = Some(resolve::bytes_of(name, &e, &signed, &whose)?);
+            Elem::Bits(bits, onnx_name) => {
+                let total = shape
+                    .iter()
+                    .try_fold(bits, |a, &d| a.checked_mul(d))
+                    .ok_or_else(|| Error::TooLarge {
+                        tensor: name.to_string(),
+                    })?;
+                spec.bytes = Some(total.div_ceil(8));
                 spec.meta = Some(obj(json!({"shape": shape, "onnx_dtype": onnx_name})));
             }
         }

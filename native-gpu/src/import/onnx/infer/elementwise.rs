@@ -3,7 +3,7 @@
 
 use super::fold;
 use super::node::{invalid, unknown, Node, Out};
-use super::ty::{Num, Ty};
+use super::ty::{small, Num, Ty};
 use crate::import::onnx::dtype::{BOOL, UINT8};
 
 /// The output: input 0's type and shape, with elements folded by `unary` where it knows the op.
@@ -90,7 +90,9 @@ pub fn broadcasting(n: &Node) -> Out {
 
 /// Folds a broadcasting op's elements when every input's elements are known.
 fn fold_broadcast(n: &Node, t: Ty, inputs: std::ops::Range<usize>) -> Ty {
-    let Some(out) = t.known_dims() else { return t };
+    let Some(out) = t.known_dims().filter(|_| small(&t)) else {
+        return t;
+    };
     let mut parts: Vec<(Vec<u64>, &[Num])> = Vec::new();
     for i in inputs {
         let Ok(x) = n.input(i) else { return t };

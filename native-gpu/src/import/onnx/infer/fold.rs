@@ -142,6 +142,9 @@ pub fn binary(op: &str, a: &Num, b: &Num, fmod: bool) -> Num {
                 _ => Unknown,
             }
         }
+        // A dimension is never negative: exporters test target shapes for -1 (`Equal(shape, -1)`
+        // then `Where`), which must not lose the symbol.
+        (Sym(_), Int(v)) | (Int(v), Sym(_)) if *v < 0 && op == "Equal" => Int(0),
         (Sym(x), Sym(y)) if op == "Max" || op == "Min" => {
             if x == y {
                 a.clone()
@@ -357,6 +360,9 @@ mod tests {
         assert_eq!(cast(&Num::Int(i64::MAX), INT32), Num::Int(-1));
         assert_eq!(cast(&Num::Float(-2.7), INT64), Num::Int(-2));
         assert_eq!(cast(&Num::Sym("n".into()), INT32), Num::Sym("n".into()));
+        let n = Num::Sym("n".into());
+        assert_eq!(binary("Equal", &n, &Num::Int(-1), false), Num::Int(0));
+        assert_eq!(binary("Equal", &n, &Num::Int(3), false), Num::Unknown);
     }
 
     #[test]

@@ -156,15 +156,26 @@ impl<'a> Node<'a> {
 
     /// Several axes, normalised; a repeated axis is invalid.
     pub fn axes(&self, axes: &[i64], rank: usize) -> Result<Vec<usize>, Fail> {
-        let mut out = Vec::with_capacity(axes.len());
-        for &a in axes {
-            let a = self.axis(a, rank)?;
-            if out.contains(&a) {
-                return invalid(format!("axis {a} is given twice"));
-            }
-            out.push(a);
+        let out = axes
+            .iter()
+            .map(|&a| self.axis(a, rank))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Sorted, not pairwise: hostile attributes may list very many axes.
+        let mut sorted = out.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return invalid(format!("axis {} is given twice", w[0]));
         }
         Ok(out)
+    }
+
+    /// `axes` as a mask over `rank` dims.
+    pub fn mask(axes: &[usize], rank: usize) -> Vec<bool> {
+        let mut m = vec![false; rank];
+        for &a in axes {
+            m[a] = true;
+        }
+        m
     }
 
     /// The output list with output 0 = `t` and the rest unknown.

@@ -24,9 +24,10 @@ pub fn reduce(n: &Node) -> Out {
     } else {
         n.axes(&axes, xs.len())?
     };
+    let reduced = Node::mask(&axes, xs.len());
     let mut out = Vec::with_capacity(xs.len());
     for (i, d) in xs.iter().enumerate() {
-        if !axes.contains(&i) {
+        if !reduced[i] {
             out.push(d.clone());
         } else if keep {
             out.push(Dim::Known(1));

@@ -6,7 +6,7 @@
 
 use super::fold;
 use super::node::{invalid, unknown, unsupported, Fail, Node, Out};
-use super::ty::{count, dims_text, Dim, Num, Ty};
+use super::ty::{count, dims_text, small, Dim, Num, Ty};
 use crate::import::onnx::dtype::INT64;
 
 /// The product of some dims: known, a lone symbol (times ones), or unknown.
@@ -198,8 +198,9 @@ pub fn squeeze(n: &Node) -> Out {
             }
         }
     }
+    let drop = Node::mask(&axes, xs.len());
     let out: Vec<Dim> = (0..xs.len())
-        .filter(|i| !axes.contains(i))
+        .filter(|&i| !drop[i])
         .map(|i| xs[i].clone())
         .collect();
     n.one(keep_value(Ty::new(x.elem, out), x))
@@ -212,11 +213,11 @@ pub fn unsqueeze(n: &Node) -> Out {
         return invalid("it has no axes");
     };
     let r = xs.len() + axes.len();
-    let axes = n.axes(&axes, r)?;
+    let ones = Node::mask(&n.axes(&axes, r)?, r);
     let mut rest = xs.iter();
     let out: Vec<Dim> = (0..r)
         .map(|i| {
-            if axes.contains(&i) {
+            if ones[i] {
                 Dim::Known(1)
             } else {
                 rest.next().cloned().unwrap_or(Dim::Unknown)
@@ -309,7 +310,7 @@ pub fn concat(n: &Node) -> Out {
             Some((x.known_dims()?, x.value.as_deref()?.as_slice()))
         })
         .collect();
-    if let Some(parts) = parts {
+    if let Some(parts) = parts.filter(|_| small(&t)) {
         let refs: Vec<(&[u64], &[Num])> = parts.iter().map(|(d, v)| (d.as_slice(), *v)).collect();
         t = t.with_value(fold::concat(&refs, axis));
     }
@@ -497,7 +498,7 @@ pub fn gather(n: &Node) -> Out {
     out.extend_from_slice(is);
     out.extend_from_slice(&xs[axis + 1..]);
     let mut t = Ty::new(x.elem, out);
-    if let (Some(v), Some(d), Ok(idx)) = (&x.value, x.known_dims(), n.ints(1)) {
+    if let (Some(v), Some(d), Ok(idx), true) = (&x.value, x.known_dims(), n.ints(1), small(&t)) {
         let size = d[axis] as i64;
         let mut norm = Vec::with_capacity(idx.len());
         for i in idx {
@@ -544,11 +545,10 @@ pub fn expand(n: &Node) -> Out {
     let target: Vec<Dim> = n.value(1)?.iter().map(|e| e.as_dim()).collect();
     let out = fold::broadcast(xs, &target).or_else(invalid)?;
     let mut t = Ty::new(x.elem, out);
-    if let (Some(v), Some(d), Some(o)) = (&x.value, x.known_dims(), t.known_dims()) {
-        if count(&o).is_some_and(|c| c <= super::FOLD_LIMIT as u64) {
-            let vals = fold::map_n(&[(&d, v)], &o, |a| a[0].clone());
-            t = t.with_value(vals);
-        }
+    if let (Some(v), Some(d), Some(o), true) = (&x.value, x.known_dims(), t.known_dims(), small(&t))
+    {
+        let vals = fold::map_n(&[(&d, v)], &o, |a| a[0].clone());
+        t = t.with_value(vals);
     }
     n.one(t)
 }

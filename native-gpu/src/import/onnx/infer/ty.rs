@@ -110,9 +110,12 @@ impl Ty {
     pub fn known(elem: i32, dims: &[u64]) -> Ty {
         Ty::new(Some(elem), dims.iter().map(|&d| Dim::Known(d)).collect())
     }
-    /// Attaches `value` when the shape is fully known and has as many elements.
+    /// Attaches `value` when the shape is fully known and has as many elements, at most
+    /// `FOLD_LIMIT`.
     pub fn with_value(mut self, value: Vec<Num>) -> Ty {
-        if self.known_dims().and_then(|d| count(&d)) == Some(value.len() as u64) {
+        if value.len() <= super::FOLD_LIMIT
+            && self.known_dims().and_then(|d| count(&d)) == Some(value.len() as u64)
+        {
             self.value = Some(Rc::new(value));
         }
         self
@@ -139,4 +142,11 @@ impl Ty {
 /// The element count of a shape, `None` on overflow.
 pub fn count(dims: &[u64]) -> Option<u64> {
     dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d))
+}
+
+/// Whether a tensor of this type is small enough to fold (checked before computing elements).
+pub fn small(t: &Ty) -> bool {
+    t.known_dims()
+        .and_then(|d| count(&d))
+        .is_some_and(|c| c <= super::FOLD_LIMIT as u64)
 }
