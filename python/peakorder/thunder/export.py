@@ -85,6 +85,10 @@ ALWAYS_VIEWS = {
     "view_as_real",
     "view_as_complex",
 }
+# Ops whose k-th output is the storage of their k-th tensor input (Thunder's alias bookkeeping
+# around in-place ops), and copy_(src, dst), which returns dst.
+POSITIONAL_ALIASES = {"update_aliases"}
+RETURNS_SECOND = {"copy_"}
 # Side effects: these keep their place relative to everything else touching their tensors.
 EFFECT_NAMES = {"copy_", "copy_with_setitem", "update_aliases", "set_grad", "print"}
 
@@ -245,13 +249,14 @@ def from_trace(
         # An op that returns one of its inputs does not produce it again.
         outs = [p for p in _unique(bsym.flat_proxy_outs) if p.name not in arg_names]
         oid = _op_id(b, bsym, i, outs)
-        view_src = _view_source(bsym, name, contiguous)
+        sources = _alias_sources(bsym, name, outs, contiguous)
         out_ids = []
         for p in outs:
             if p.name in declared:
                 raise ExportError(f"tensor {p.name!r} is produced twice (by {oid!r} and earlier)")
-            if view_src is not None and _is_tensor(p):
-                src, contig = view_src
+            src_contig = sources.get(p.name)
+            if src_contig is not None and _is_tensor(p):
+                src, contig = src_contig
                 tid = _tensor_entry(b, p, donated=False, alias_of=declared[src])
                 contiguous[p.name] = contig
             else:
@@ -278,6 +283,23 @@ def from_trace(
     b.outputs = outputs
     graph = b.build()
     return ExportedTrace(graph, op_index, prologue, ret, comments, pending_comments)
+
+
+def _alias_sources(
+    bsym: Any, name: str, outs: Sequence[Any], contiguous: Dict[str, bool]
+) -> Dict[str, Tuple[str, bool]]:
+    """For each output that shares an input's storage: (that input's name, contiguous?)."""
+    if name in POSITIONAL_ALIASES:
+        ins = [p for p in bsym.flat_proxy_args if _is_tensor(p)]
+        flat_outs = [p for p in bsym.flat_proxy_outs if _is_tensor(p)]
+        return {o.name: (i.name, contiguous.get(i.name, True)) for i, o in zip(ins, flat_outs)}
+    if name in RETURNS_SECOND:
+        ins = [p for p in bsym.flat_proxy_args if _is_tensor(p)]
+        if len(ins) >= 2:
+            return {o.name: (ins[1].name, contiguous.get(ins[1].name, True)) for o in outs if _is_tensor(o)}
+        return {}
+    src = _view_source(bsym, name, contiguous)
+    return {o.name: src for o in outs} if src is not None else {}
 
 
 def _view_source(bsym: Any, name: str, contiguous: Dict[str, bool]) -> Optional[Tuple[str, bool]]:
