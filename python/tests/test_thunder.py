@@ -7,61 +7,38 @@ scripts/test.d/56-thunder.sh runs this file there, so nothing here is skipped in
 
 from __future__ import annotations
 
-import gc
 import importlib
-import json
 import os
-import subprocess
 import sys
-import tempfile
+from pathlib import Path
 
 import pytest
 
 import peakorder
 
-torch = pytest.importorskip("torch")
-thunder = pytest.importorskip("thunder")
+if os.environ.get("PEAKORDER_REQUIRE_THUNDER"):
+    # scripts/test.d/56-thunder.sh: a missing Thunder is a failure there, never a skip
+    import thunder
+    import torch
+else:
+    _where = "they run in .venv-thunder (scripts/test.d/56-thunder.sh)"
+    torch = pytest.importorskip("torch", reason=f"no torch here; {_where}")
+    thunder = pytest.importorskip("thunder", reason=f"no lightning-thunder here; {_where}")
 
 import peakorder.thunder as pt  # noqa: E402
 from thunder.executors.torch_compile import torch_compile_ex  # noqa: E402
-from torch.utils.checkpoint import checkpoint  # noqa: E402
 
-MiB = 1024 * 1024
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import thunder_cases as cases  # noqa: E402
 
-
-# --- stand-in for the in-process API until issue 15 lands on main -------------------------------
-def _cli_json(args, graph):
-    fd, path = tempfile.mkstemp(suffix=".json")
-    with os.fdopen(fd, "w") as f:
-        json.dump(graph, f)
-    try:
-        r = subprocess.run(
-            [os.environ["PEAKORDER_BIN"], args[0], path, *args[1:], "--json"],
-            capture_output=True,
-            text=True,
-        )
-        if r.returncode != 0:
-            raise peakorder.PeakorderError(r.stderr.strip(), r.returncode)
-        return json.loads(r.stdout)
-    finally:
-        os.unlink(path)
-
-
-def _opt(flag, v):
-    return [flag, str(v)] if v is not None else []
+MiB = cases.MiB
 
 
 @pytest.fixture(autouse=True, scope="module")
 def in_process_api():
-    """peakorder.plan / fuse as the in-process API names them; the CLI answers until then."""
+    """peakorder.plan / fuse as the in-process API names them (the CLI answers until issue 15)."""
     saved = {k: getattr(peakorder, k, None) for k in ("plan", "fuse")}
-    if not hasattr(peakorder, "fuse"):
-        peakorder.plan = lambda g, method=None, budget_ms=None, **kw: _cli_json(
-            ["plan", *_opt("--method", method), *_opt("--budget-ms", budget_ms)], g
-        )
-        peakorder.fuse = lambda g, peak_limit=None, budget_ms=None, **kw: _cli_json(
-            ["fuse", *_opt("--peak-limit", peak_limit), *_opt("--budget-ms", budget_ms)], g
-        )
+    cases.use_cli_until_in_process_api()
     yield
     for k, v in saved.items():
         if v is None:
@@ -70,82 +47,15 @@ def in_process_api():
             setattr(peakorder, k, v)
 
 
-# --- measurement: the profiler's memory events (docs/design.md, rules of the house) -------------
-def measure_peak(fn, *args, setup=None):
-    """(peak bytes above the start while fn(*args) runs, fn's result). Memory already allocated
-    (the inputs) is the zero; `setup` runs before the profiler starts."""
-    from torch.profiler import ProfilerActivity, profile
-
-    if setup is not None:
-        setup()
-    gc.collect()
-    gc.disable()  # a collection inside would free memory at an arbitrary point
-    try:
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-            out = fn(*args)
-    finally:
-        gc.enable()
-    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
-    events.sort(key=lambda e: e.start_ns())
-    cur = top = 0
-    for e in events:
-        cur += e.nbytes()
-        top = max(top, cur)
-    return top, out
-
-
-# --- the seed report's two functions (shared/seeds/thunder-horizontal-fusion-memory.md) --------
-def memory_peak_efficient_func(t0s, a):
-    for t0 in t0s:
-        t1 = torch.nn.functional.relu(t0)
-        del t0
-        t2 = torch.matmul(t1, t1)
-        del t1
-        t3 = torch.nn.functional.relu(t2)
-        del t2
-        a = torch.matmul(t3, a)
-        del t3
-    return a
-
-
-def memory_peak_inefficient_func(t0s, a):
-    t1s = []
-    for t0 in t0s:
-        t1 = torch.nn.functional.relu(t0)
-        del t0
-        t1s.append(t1)
-    del t0s
-    t2s = []
-    while t1s:
-        t1 = t1s.pop()
-        t2 = torch.matmul(t1, t1)
-        del t1
-        t2s.append(t2)
-    del t1s
-    t3s = []
-    while t2s:
-        t2 = t2s.pop()
-        t3 = torch.nn.functional.relu(t2)
-        del t2
-        t3s.append(t3)
-    del t2s
-    while t3s:
-        t3 = t3s.pop()
-        a = torch.matmul(t3, a)
-        del t3
-    del t3s
-    return a
-
-
-SEEDS = [memory_peak_efficient_func, memory_peak_inefficient_func]
+measure_peak = cases.measure_peak
+memory_peak_efficient_func = cases.memory_peak_efficient_func
+memory_peak_inefficient_func = cases.memory_peak_inefficient_func
+SEEDS = list(cases.SEEDS)
 
 
 @pytest.fixture(scope="module")
 def seed_inputs():
-    g = torch.Generator().manual_seed(0)
-    t0s = [torch.randn(256, 256, generator=g) for _ in range(10)]
-    a = torch.randn(256, 256, generator=g)
-    return t0s, a
+    return cases.seed_inputs()
 
 
 def run_twice(jfn, *args):
@@ -312,44 +222,10 @@ def test_fusion_executor_needs_a_fusion_target():
 
 
 # --- acceptance: a training step with activation checkpointing ----------------------------------
-class Block(torch.nn.Module):
-    def __init__(self, d, h):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(d, h)
-        self.fc2 = torch.nn.Linear(h, d)
-
-    def forward(self, x):
-        return x + self.fc2(torch.nn.functional.gelu(self.fc1(x)))
-
-
-class CheckpointedMLP(torch.nn.Module):
-    def __init__(self, d=128, h=512, n=4):
-        super().__init__()
-        self.blocks = torch.nn.ModuleList([Block(d, h) for _ in range(n)])
-
-    def forward(self, x):
-        for b in self.blocks:
-            x = checkpoint(b, x, use_reentrant=False)
-        return x
-
-
 def test_checkpointed_training_step_peak_at_most_thunders():
-    torch.manual_seed(0)
-    net = CheckpointedMLP()
-    x = torch.randn(1024, 128)
-
-    def clear():
-        for p in net.parameters():
-            p.grad = None
-
-    def step_of(model):
-        def step(x):
-            loss = model(x).square().mean()
-            loss.backward()
-            return loss
-
-        return step
-
+    net, x = cases.checkpointed_mlp()
+    clear = cases.clear_grads(net)
+    step_of = cases.training_step
     clear()
     step_of(net)(x)
     expect = [p.grad.clone() for p in net.parameters()]

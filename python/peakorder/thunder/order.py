@@ -16,7 +16,7 @@ compilation is always transformed first, which is how its inputs are known here.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, Iterable, List, Set
 
 from thunder.core.trace import TraceProvenance
 from thunder.core.trace import from_trace as thunder_from_trace
@@ -45,12 +45,11 @@ class MemoryOrder(Transform):
 
     def transform_trace_post_optimization(self, computation_trace: Any, **kwargs: Any) -> Any:
         trace = computation_trace
-        is_backward = any(sym_name(b) == "clear_mutable_collection" for b in trace.bound_symbols)
-        inputs = _prologue_tensors(trace)
+        is_backward = is_backward_trace(trace)
         if is_backward:
-            donated = [n for n in inputs if n not in self._forward_inputs]
+            donated = backward_donated(trace, self._forward_inputs)
         else:
-            self._forward_inputs = set(inputs)
+            self._forward_inputs = set(prologue_tensors(trace))
             donated = []
         exported = from_trace(trace, donated=donated)
         plan = _api.plan(exported.graph, **self.plan_options)
@@ -80,7 +79,19 @@ class MemoryOrder(Transform):
         return new
 
 
-def _prologue_tensors(trace: Any) -> List[str]:
+def is_backward_trace(trace: Any) -> bool:
+    """Thunder's backward trace clears the lists it receives; the forward trace has none."""
+    return any(sym_name(b) == "clear_mutable_collection" for b in trace.bound_symbols)
+
+
+def backward_donated(trace: Any, forward_inputs: Iterable[str]) -> List[str]:
+    """The backward trace's inputs it may free: all but the forward trace's own inputs."""
+    keep = set(forward_inputs)
+    return [n for n in prologue_tensors(trace) if n not in keep]
+
+
+def prologue_tensors(trace: Any) -> List[str]:
+    """Names of the proxies a trace's unpacking symbols produce: its inputs."""
     names: List[str] = []
     for b in trace.bound_symbols:
         if sym_name(b) in PROLOGUE:
