@@ -10,7 +10,7 @@
 #
 # Needs the .venv-thunder of scripts/setup.d/56-thunder.sh (it adds nvFuser when nvidia-smi is
 # present), or a python3 with lightning-thunder 0.2.6, torch 2.9 and nvFuser; the GPU machine
-# may be offline, so nothing is installed here. Under two minutes once Thunder is imported.
+# may be offline, so nothing is installed here. gpu-check.sh gives each step 180 s.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv-thunder/bin/python
@@ -28,4 +28,4 @@ if [ -z "${PEAKORDER_BIN:-}" ] && [ -x target/release/peakorder ]; then
 fi
 "$PY" -c 'import peakorder' 2>/dev/null || export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 echo "== thunder + nvFuser, seed functions (CUDA)"
-timeout 300 "$PY" python/bench/thunder_figures.py --device cuda --only seed
+timeout 170 "$PY" python/bench/thunder_figures.py --device cuda --only seed
