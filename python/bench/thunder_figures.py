@@ -1,7 +1,7 @@
 """The figures of docs/thunder.md: the seed functions and checkpointed training steps through
 Thunder, with and without peakorder, with and without torch.compile regions.
 
-    PYTHONPATH=python .venv-thunder/bin/python python/bench/thunder_figures.py [--device cuda]
+    .venv-thunder/bin/python python/bench/thunder_figures.py [--device cuda]
 
 Every peak is measured by PyTorch's allocator: on the CPU the profiler's memory events
 (thunder_cases.measure_peak), on CUDA torch.cuda.max_memory_allocated. Beside it: Thunder's own
@@ -193,8 +193,6 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--only", choices=["seed", "training"])
     a = ap.parse_args()
-    if cases.use_cli_until_in_process_api():
-        print("(peakorder.plan/fuse answered by the CLI: no in-process API in this package yet)\n")
     start = time.time()
     print("| configuration | how fn (the function or the module) is compiled |")
     print("|---|---|")

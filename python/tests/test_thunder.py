@@ -34,19 +34,6 @@ import thunder_cases as cases  # noqa: E402
 MiB = cases.MiB
 
 
-@pytest.fixture(autouse=True, scope="module")
-def in_process_api():
-    """peakorder.plan / fuse as the in-process API names them (the CLI answers until issue 15)."""
-    saved = {k: getattr(peakorder, k, None) for k in ("plan", "fuse")}
-    cases.use_cli_until_in_process_api()
-    yield
-    for k, v in saved.items():
-        if v is None:
-            delattr(peakorder, k)
-        else:
-            setattr(peakorder, k, v)
-
-
 measure_peak = cases.measure_peak
 memory_peak_efficient_func = cases.memory_peak_efficient_func
 memory_peak_inefficient_func = cases.memory_peak_inefficient_func

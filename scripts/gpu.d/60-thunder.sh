@@ -23,9 +23,9 @@ if ! "$PY" -c 'from thunder.executors.nvfuserex import nvfuserex; assert nvfuser
   echo "thunder check skipped: nvFuser is not installed for $PY (pip install nvfuser-cu128-torch29)"
   exit 0
 fi
-if [ -z "${PEAKORDER_BIN:-}" ] && [ -x target/release/peakorder ]; then
-  export PEAKORDER_BIN="$PWD/target/release/peakorder"
+if ! "$PY" -c 'import peakorder._native' 2>/dev/null; then
+  echo "thunder check skipped: the peakorder package is not installed for $PY (scripts/build.d/60-python.sh)"
+  exit 0
 fi
-"$PY" -c 'import peakorder' 2>/dev/null || export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 echo "== thunder + nvFuser, seed functions (CUDA)"
 timeout 170 "$PY" python/bench/thunder_figures.py --device cuda --only seed

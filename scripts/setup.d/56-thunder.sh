@@ -6,9 +6,8 @@
 # (about 4 GB in all); only the CPU is used in CI. They are installed with uv (from PyPI, pinned):
 # measured on the shared development machine, 2 minutes where pip took 10 (it unpacks the large
 # wheels in parallel). When nvidia-smi is present, nvFuser for this torch is added (for
-# scripts/gpu.d/60-thunder.sh). The peakorder package itself is installed
-# into this venv by scripts/build.d/60-python.sh (every .venv-*); until then the test step puts
-# python/ on the path.
+# scripts/gpu.d/60-thunder.sh). The peakorder package itself is installed into this venv by
+# scripts/build.d/60-python.sh (every .venv-*).
 # Idempotent: a stamp records what was installed, so a second run does nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -10,16 +10,13 @@ if [ ! -x "$PY" ]; then
   echo "no .venv-thunder: run scripts/setup.d/56-thunder.sh first" >&2
   exit 1
 fi
-if [ ! -x target/release/peakorder ]; then
-  cargo build --release -p peakorder-gpu
-fi
-export PEAKORDER_BIN="$PWD/target/release/peakorder"
 export PYTHONDONTWRITEBYTECODE=1
 export PEAKORDER_REQUIRE_THUNDER=1
-# scripts/build.d/60-python.sh installs the package into this venv; before it exists, use the
-# source tree.
+# The package (with its native extension) is installed into this venv by
+# scripts/build.d/60-python.sh.
 if ! "$PY" -c 'import peakorder' 2>/dev/null; then
-  export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+  echo "peakorder is not installed in .venv-thunder: run scripts/build.d/60-python.sh first" >&2
+  exit 1
 fi
 # Inductor's compile cache stays inside the repo's target/ (gitignored), not in /tmp.
 export TORCHINDUCTOR_CACHE_DIR="$PWD/target/torchinductor-thunder"

@@ -54,7 +54,8 @@ class MemoryOrder(Transform):
         exported = from_trace(trace, donated=donated)
         plan = _api.plan(exported.graph, **self.plan_options)
         self.last_plans["backward" if is_backward else "forward"] = plan
-        if plan["peak_bytes"] >= plan["program_order_peak_bytes"]:
+        program = plan.get("program_order_peak_bytes")
+        if program is not None and plan["peak_bytes"] >= program:
             return trace  # already as good as planned: leave Thunder's trace as it is
         bsyms = trace.bound_symbols
         out: List[Any] = [bsyms[i] for i in exported.prologue]
