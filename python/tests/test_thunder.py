@@ -230,3 +230,29 @@ def test_checkpointed_training_step_peak_at_most_thunders():
             bw = thunder.last_backward_traces(jm)[-1]
             assert pt.kernel_count(fw) >= 1 and pt.kernel_count(bw) >= 1
     assert peaks["peakorder"] <= peaks["thunder"], peaks
+
+
+def test_export_checkpointed_backward_trace():
+    from peakorder.thunder.order import backward_donated, prologue_tensors
+
+    net, x = cases.checkpointed_mlp()
+    jm = thunder.jit(net)
+    cases.training_step(jm)(x)
+    fw = thunder.last_traces(jm)[-1]
+    bw = thunder.last_backward_traces(jm)[-1]
+    donated = backward_donated(bw, prologue_tensors(fw))
+    g = pt.from_trace(bw, donated=donated).graph
+    inputs = {t["id"]: t for t in g["tensors"] if t["id"] in set(prologue_tensors(bw))}
+    # saved for backward: the weights and fc1's bias (to recompute fc1), not fc2's bias
+    params = {f"t_blocks_{i}_{n}" for i in range(4) for n in ("fc1_weight", "fc1_bias", "fc2_weight")}
+    assert params <= set(inputs)
+    assert not any(inputs[p].get("donated") for p in params | {"x"})  # their owners keep them
+    # saved: the inputs of blocks 2-4 (block 1's is x); and the cotangent: all freed when used
+    freed = [t for t in inputs.values() if t.get("donated") and t.get("shape") == [1024, 128]]
+    assert len(freed) == 4, freed
+    # checkpointing: each block's first linear is recomputed in the backward, from the saved input
+    assert sum(op["kind"] == "linear" for op in g["ops"]) == 4
+    outputs = {t["id"]: t for t in g["tensors"] if t["id"] in set(g["outputs"])}
+    assert sum(t.get("shape") in ([512, 128], [128, 512]) for t in outputs.values()) == 8  # weight grads
+    p = peakorder.plan(g)
+    assert p["peak_bytes"] <= p["program_order_peak_bytes"]
