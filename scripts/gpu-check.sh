@@ -3,7 +3,7 @@
 # on CUDA in program order and in planned order, and, where PyTorch with CUDA is installed, the
 # seed report's own eager PyTorch function; prints every measured peak above inputs.
 #
-# Expected (DESIGN.md §1, the seed report): planned 0.75 MiB above inputs (eager PyTorch's
+# Expected (docs/design.md §1, the seed report): planned 0.75 MiB above inputs (eager PyTorch's
 # figure), program order 2.75 MiB, each within the CUDA pool's rounding of the plan.
 #
 # The machine may be offline: set PEAKORDER_BIN to a prebuilt binary, or keep cargo's registry
@@ -98,5 +98,15 @@ eager_func(t0s, a)
 peak = torch.cuda.max_memory_allocated() / (1024 * 1024) - before
 print(f"eager PyTorch cuda  path-by-path measured {peak:.2f} MiB above inputs")
 PY
+
+# Each area's own CUDA check (scripts/gpu.d/NN-*.sh, in name order): the arena executor,
+# PyTorch through peakorder.torch, Thunder + nvFuser through peakorder.thunder. Each gets the
+# binary in PEAKORDER_BIN and prints its own measured figures; a failing one fails the check.
+export PEAKORDER_BIN="$bin"
+for step in scripts/gpu.d/*.sh; do
+  [ -e "$step" ] || continue
+  echo "== $step"
+  timeout 180 bash "$step" || { echo "$step failed" >&2; status=1; }
+done
 
 exit $status

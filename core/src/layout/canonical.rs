@@ -30,7 +30,7 @@ use std::cmp::Reverse;
 
 use super::overlaps::Overlaps;
 use super::problem::{Buffer, Sections};
-use crate::plan::Budget;
+use crate::budget::Budget;
 
 /// What a decision search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +62,7 @@ enum Key {
 
 /// Counts search nodes across calls, against the budget's `max_states`.
 pub struct Nodes {
+    /// Nodes expanded so far.
     pub used: u64,
 }
 
@@ -73,6 +74,7 @@ pub struct Solver {
 }
 
 impl Solver {
+    /// Prepares the search of `bufs` (their overlap graph given).
     pub fn new(bufs: &[Buffer], overlaps: &Overlaps) -> Solver {
         let positions: Vec<u32> = (0..bufs.len() as u32).collect();
         let sections = Sections::cliques(bufs, &positions);
@@ -724,8 +726,8 @@ fn unreachable_frame() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::NoClock;
     use crate::layout::check::check;
-    use crate::plan::NoClock;
 
     fn b(lower: u64, upper: u64, size: u64) -> Buffer {
         Buffer { lower, upper, size }

@@ -17,11 +17,24 @@ use crate::{OpIx, TensorIx};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Conflict {
     /// Buffers `a` and `b` are live at time `at` and share bytes.
-    Overlap { a: usize, b: usize, at: u64 },
+    Overlap {
+        /// One buffer.
+        a: usize,
+        /// The other.
+        b: usize,
+        /// A time both are live.
+        at: u64,
+    },
     /// Buffer `a` ends above the arena.
-    Outside { a: usize },
+    Outside {
+        /// The buffer.
+        a: usize,
+    },
     /// Buffer `a`'s offset is not a multiple of the alignment.
-    Misaligned { a: usize },
+    Misaligned {
+        /// The buffer.
+        a: usize,
+    },
 }
 
 /// Checks `offsets` (one per buffer) against `arena` bytes and `align`.

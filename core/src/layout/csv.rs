@@ -17,8 +17,11 @@ use crate::error::Error;
 /// A parsed CSV: ids and buffers, in file order, with the line each came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Intervals {
+    /// Each buffer's id.
     pub ids: Vec<String>,
+    /// Each buffer's lifetime and size.
     pub buffers: Vec<Buffer>,
+    /// Each buffer's line in the file (1 is the header).
     pub lines: Vec<usize>,
 }
 

@@ -19,6 +19,7 @@ use super::problem::Buffer;
 /// A group laid out from `base`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
+    /// The offset the group is laid out from (the stacked buffers below it).
     pub base: u64,
     /// Indices into the problem's buffers.
     pub buffers: Vec<u32>,
@@ -29,6 +30,7 @@ pub struct Leaf {
 pub struct Forest {
     /// (buffer, offset) of every buffer stacked at the bottom of its group.
     pub stacked: Vec<(u32, u64)>,
+    /// The groups left, each laid out from its base.
     pub leaves: Vec<Leaf>,
     /// Highest top among the stacked buffers.
     pub stacked_top: u64,

@@ -9,7 +9,7 @@
 use super::best_fit;
 use super::overlaps::Overlaps;
 use super::problem::Buffer;
-use crate::plan::Budget;
+use crate::budget::Budget;
 
 /// Improves `(order, offsets, height)` until `stop_at` is reached or the budget ends.
 pub fn improve(

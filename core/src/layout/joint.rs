@@ -11,30 +11,15 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-
-use super::{layout_within, Layout, LayoutOptions};
+use super::api::layout_within;
+use super::options::LayoutOptions;
+use super::output::{Layout, OrderSearch};
+use crate::budget::{Budget, Clock};
 use crate::error::Error;
 use crate::graph::Graph;
-use crate::plan::{plan_hooked, run_method, Budget, Clock, Hooks, Method, PlanOptions};
+use crate::plan::{plan_hooked, run_method, Hooks, Method, PlanOptions};
 use crate::simulate::peak_of;
 use crate::OpIx;
-
-/// What the order search did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct OrderSearch {
-    /// The planning method and its order's peak and arena.
-    pub planned_method: String,
-    pub planned_peak_bytes: u64,
-    pub planned_arena_bytes: u64,
-    /// Most peak another order was allowed: the planned peak × (1 + slack).
-    pub peak_limit_bytes: u64,
-    pub slack: f64,
-    /// Orders laid out, the planned one included.
-    pub orders_tried: u64,
-    /// The chosen order is not the planned one.
-    pub changed: bool,
-}
 
 /// Random perturbations of the planned order tried at most.
 const PERTURBATIONS: usize = 24;

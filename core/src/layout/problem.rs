@@ -12,8 +12,11 @@ use crate::error::Error;
 /// One buffer: `size` bytes live during `[lower, upper)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Buffer {
+    /// First time it is live.
     pub lower: u64,
+    /// One past the last time it is live.
     pub upper: u64,
+    /// Bytes.
     pub size: u64,
 }
 
@@ -81,15 +84,19 @@ impl Problem {
         })
     }
 
+    /// The buffers, sizes aligned.
     pub fn buffers(&self) -> &[Buffer] {
         &self.buffers
     }
+    /// Number of buffers.
     pub fn len(&self) -> usize {
         self.buffers.len()
     }
+    /// True without buffers.
     pub fn is_empty(&self) -> bool {
         self.buffers.is_empty()
     }
+    /// The alignment sizes were rounded up to.
     pub fn align(&self) -> u64 {
         self.align
     }
@@ -133,9 +140,11 @@ pub fn peak_live(buffers: &[Buffer], subset: Vec<u32>) -> u64 {
 /// section `k` is `[times[k], times[k + 1])`. Every buffer covers whole sections only.
 #[derive(Clone, Debug)]
 pub struct Sections {
+    /// The section boundaries.
     pub times: Vec<u64>,
-    /// Per buffer of the subset (in the subset's order): its first section and one past its last.
+    /// Per buffer of the subset (in the subset's order): its first section.
     pub lo: Vec<u32>,
+    /// Per buffer of the subset: one past its last section.
     pub hi: Vec<u32>,
 }
 

@@ -19,11 +19,11 @@ use super::check::{check, Conflict};
 use super::decompose::decompose;
 use super::hill_climb;
 use super::online;
+use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::problem::{peak_live, Buffer, Problem};
-use super::LayoutMethod;
+use crate::budget::Budget;
 use crate::error::Error;
-use crate::plan::Budget;
 
 /// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.

@@ -3,10 +3,12 @@
 //! reads the input, calls it and prints.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+use clap::Args;
 use peakorder::layout::{
     csv, layout_hooked, layout_intervals, plan_and_layout, IntervalLayout, Layout, LayoutMethod,
-    LayoutOptions,
+    LayoutOptions, DEFAULT_BUDGET_MS,
 };
 use peakorder::units::format_bytes;
 use peakorder::{Hooks, Method, PlanOptions};
@@ -14,21 +16,52 @@ use peakorder::{Hooks, Method, PlanOptions};
 use super::input::{read_order, read_text};
 use super::plan::to_json;
 use super::search::{install_ctrl_c, CANCEL};
+use super::search_args::BudgetArg;
 use super::table::ms;
 use super::{CliError, StdClock};
 
-/// Everything `peakorder layout` takes.
-pub struct LayoutArgs<'a> {
-    pub input: &'a Path,
-    pub order: Option<&'a Path>,
-    pub method: &'a str,
-    pub plan_method: &'a str,
-    pub align: u64,
-    pub budget_ms: f64,
-    pub capacity: Option<u64>,
-    pub slack: f64,
-    pub output: Option<&'a PathBuf>,
-    pub json: bool,
+/// The layout's default budget as clap wants it (static text), from the core.
+fn default_budget_ms() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| DEFAULT_BUDGET_MS.to_string())
+}
+
+/// `peakorder layout INPUT [--order FILE] [--method M] [--align BYTES] [--budget-ms N] [--json]`.
+#[derive(Args, Debug)]
+#[command(mut_arg("budget_ms", |a| a
+    .default_value(default_budget_ms())
+    .help("Time budget of the whole command in milliseconds (planning takes a tenth of it)")))]
+pub struct LayoutArgs {
+    /// Graph JSON file, `-` for stdin, or a `.csv` of fixed lifetimes (MiniMalloc's format).
+    input: PathBuf,
+    /// Lay out this order (a JSON array of op ids, or a plan) instead of planning one.
+    #[arg(long)]
+    order: Option<PathBuf>,
+    /// Layout method: auto, exact, size, duration, conflicts, area, online, local.
+    #[arg(long, short, default_value = "auto")]
+    method: String,
+    /// Planning method for the order when --order is not given.
+    #[arg(long, default_value = "auto")]
+    plan_method: String,
+    /// Round every size (and offset) up to a multiple of this many bytes.
+    #[arg(long, default_value_t = 1)]
+    align: u64,
+    #[command(flatten)]
+    budget: BudgetArg,
+    /// Stop at the first layout within this many bytes; exit 1 if none is found.
+    #[arg(long)]
+    capacity: Option<u64>,
+    /// When the planned order needs an arena above its peak, other orders may have a peak up
+    /// to this fraction above it (e.g. 0.05); default 0: the same peak.
+    #[arg(long, default_value_t = 0.0)]
+    slack: f64,
+    /// Also write the buffers, lifetimes and offsets as MiniMalloc's output CSV
+    /// (id,lower,upper,size,offset) to this file.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// A graph, or MiniMalloc's CSV: by extension, else by the first character (`{` is a graph).
@@ -41,6 +74,7 @@ fn is_csv(path: &Path, text: &str) -> bool {
 }
 
 pub fn run(a: LayoutArgs) -> Result<(), CliError> {
+    let budget_ms = a.budget.budget_ms;
     let method: LayoutMethod = a.method.parse()?;
     if a.align == 0 {
         return Err(CliError::Input("--align must be at least 1 byte".into()));
@@ -51,11 +85,11 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
             a.slack
         )));
     }
-    let text = read_text(a.input)?;
+    let text = read_text(&a.input)?;
     let opts = LayoutOptions {
         method,
         align: a.align,
-        budget_ms: Some(a.budget_ms),
+        budget_ms: Some(budget_ms),
         capacity: a.capacity,
         ..LayoutOptions::default()
     };
@@ -66,7 +100,7 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
     };
     let clock = StdClock::new();
     let name = a.input.display();
-    if is_csv(a.input, &text) {
+    if is_csv(&a.input, &text) {
         if a.order.is_some() {
             return Err(CliError::Input(
                 "--order applies to graphs; a CSV's lifetimes are fixed".into(),
@@ -75,7 +109,7 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
         let iv = csv::parse(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
         let l = layout_intervals(&iv, &opts, &clock, &hooks)
             .map_err(|e| CliError::Input(format!("{name}: {e}")))?;
-        if let Some(out) = a.output {
+        if let Some(out) = &a.output {
             std::fs::write(out, csv::write(&iv, &l.offsets_ix))
                 .map_err(|e| CliError::Other(format!("cannot write {}: {e}", out.display())))?;
         }
@@ -88,7 +122,7 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
     }
     let g =
         peakorder::Graph::from_json(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
-    let l = match a.order {
+    let l = match &a.order {
         Some(path) => {
             let order = read_order(&g, path)?;
             layout_hooked(&g, &order, &opts, &clock, &hooks)?
@@ -98,17 +132,17 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
             // Planning takes a tenth of the budget (100 ms at the default, `plan`'s default).
             let plan_opts = PlanOptions {
                 method: plan_method,
-                budget_ms: Some(a.budget_ms / 10.0),
+                budget_ms: Some(budget_ms / 10.0),
                 ..PlanOptions::default()
             };
             let layout_opts = LayoutOptions {
-                budget_ms: Some(a.budget_ms * 0.9),
+                budget_ms: Some(budget_ms * 0.9),
                 ..opts
             };
             plan_and_layout(&g, &plan_opts, &layout_opts, a.slack, &clock, &hooks)?
         }
     };
-    if let Some(out) = a.output {
+    if let Some(out) = &a.output {
         std::fs::write(out, intervals_csv(&l))
             .map_err(|e| CliError::Other(format!("cannot write {}: {e}", out.display())))?;
     }
