@@ -24,6 +24,33 @@ use crate::OpIx;
 /// Random perturbations of the planned order tried at most.
 const PERTURBATIONS: usize = 24;
 
+/// The share of one whole-call budget that planning takes in [`plan_then_layout`]: a tenth (100 ms
+/// at the layout's default, which is `plan`'s default budget).
+pub const PLAN_SHARE: f64 = 0.1;
+
+/// [`plan_and_layout`] under one budget, `opts.budget_ms`, for the whole call: planning with
+/// `plan_method` takes [`PLAN_SHARE`] of it and the layout the rest. The CLI, npm and Python
+/// `layout` all call this, so their budgets mean the same thing.
+pub fn plan_then_layout<'a>(
+    g: &Graph,
+    plan_method: Method,
+    opts: &LayoutOptions,
+    slack: f64,
+    clock: &'a dyn Clock,
+    hooks: &Hooks<'a>,
+) -> Result<Layout, Error> {
+    let plan_opts = PlanOptions {
+        method: plan_method,
+        budget_ms: opts.budget_ms.map(|b| b * PLAN_SHARE),
+        ..PlanOptions::default()
+    };
+    let layout_opts = LayoutOptions {
+        budget_ms: opts.budget_ms.map(|b| b * (1.0 - PLAN_SHARE)),
+        ..opts.clone()
+    };
+    plan_and_layout(g, &plan_opts, &layout_opts, slack, clock, hooks)
+}
+
 /// Plans `g` with `plan_opts` (its own budget), then lays the order out with `opts`, looking for
 /// another order within `slack` of the planned peak when the planned one does not fit its peak.
 pub fn plan_and_layout<'a>(

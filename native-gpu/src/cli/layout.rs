@@ -7,11 +7,11 @@ use std::sync::OnceLock;
 
 use clap::Args;
 use peakorder::layout::{
-    csv, layout_hooked, layout_intervals, plan_and_layout, IntervalLayout, Layout, LayoutMethod,
+    csv, layout_hooked, layout_intervals, plan_then_layout, IntervalLayout, Layout, LayoutMethod,
     LayoutOptions, DEFAULT_BUDGET_MS,
 };
 use peakorder::units::format_bytes;
-use peakorder::{Hooks, Method, PlanOptions};
+use peakorder::{Hooks, Method};
 
 use super::input::{read_order, read_text};
 use super::plan::to_json;
@@ -129,17 +129,7 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
         }
         None => {
             let plan_method: Method = a.plan_method.parse()?;
-            // Planning takes a tenth of the budget (100 ms at the default, `plan`'s default).
-            let plan_opts = PlanOptions {
-                method: plan_method,
-                budget_ms: Some(budget_ms / 10.0),
-                ..PlanOptions::default()
-            };
-            let layout_opts = LayoutOptions {
-                budget_ms: Some(budget_ms * 0.9),
-                ..opts
-            };
-            plan_and_layout(&g, &plan_opts, &layout_opts, a.slack, &clock, &hooks)?
+            plan_then_layout(&g, plan_method, &opts, a.slack, &clock, &hooks)?
         }
     };
     if let Some(out) = &a.output {
