@@ -124,9 +124,12 @@ pub fn height(bufs: &[Buffer], offsets: &[u64]) -> u64 {
         .unwrap_or(0)
 }
 
-/// The best of the four ranked best-fit orders: (order, (offsets, height)).
-fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps) -> (Vec<u32>, (Vec<u64>, u64)) {
-    let mut best: Option<(Vec<u32>, (Vec<u64>, u64))> = None;
+/// A best-fit placement order and what it gives: (order, (offsets, height)).
+type Ranked = (Vec<u32>, (Vec<u64>, u64));
+
+/// The best of the four ranked best-fit orders.
+fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps) -> Ranked {
+    let mut best: Option<Ranked> = None;
     for rank in [Rank::Size, Rank::Duration, Rank::Conflicts, Rank::Area] {
         let order = best_fit::ranked(bufs, overlaps, rank);
         let placed = best_fit::place(bufs, overlaps, &order);
