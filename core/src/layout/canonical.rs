@@ -579,6 +579,10 @@ impl<'a> Search<'a> {
     fn run(&mut self, budget: &Budget, nodes: &mut Nodes, limit: u64) -> Run {
         let mut stack: Vec<Frame> = Vec::new();
         let mut local: u64 = 0;
+        // Trials, failed ones included: on a large group one trial (a placement, its checks and
+        // its undo) can cost a good fraction of a millisecond, and a run of failed trials counts
+        // no node, so the clock is read by trials, not by nodes (budgets are promises).
+        let mut trials: u64 = 0;
         let mut ev = match self.enter(0, 0, 0) {
             Some(f) => {
                 stack.push(f);
@@ -620,6 +624,10 @@ impl<'a> Search<'a> {
                             let k = self.cands[trial as usize];
                             let r = self.part_bufs[k as usize];
                             trial += 1;
+                            trials += 1;
+                            if trials % 16 == 0 && budget.expired() {
+                                return Run::Expired;
+                            }
                             let o = self.min_off[r as usize];
                             let (hatless, split) = self.place(r);
                             hatless_last = hatless;
@@ -635,9 +643,7 @@ impl<'a> Search<'a> {
                             if local > limit {
                                 return Run::NodeLimit;
                             }
-                            if nodes.used >= budget.max_states
-                                || (local % 1024 == 0 && budget.expired())
-                            {
+                            if nodes.used >= budget.max_states {
                                 return Run::Expired;
                             }
                             if split {
