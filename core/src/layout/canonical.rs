@@ -625,7 +625,7 @@ impl<'a> Search<'a> {
                             let r = self.part_bufs[k as usize];
                             trial += 1;
                             trials += 1;
-                            if trials % 16 == 0 && budget.expired() {
+                            if trials % 64 == 0 && budget.expired() {
                                 return Run::Expired;
                             }
                             let o = self.min_off[r as usize];
