@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz the parse → validate → plan → simulate path for SECONDS (default 60).
 # Usage: scripts/fuzz.sh [SECONDS]. Crashes land in fuzz/artifacts/plan_json/; copy each one into
-# tests/cases/regressions/ (as NAME.json) so core/tests/regressions.rs keeps it fixed.
+# tests/cases/regressions/ as NAME.json (see its README) so core/tests/regressions.rs keeps it
+# fixed: that test reads every .json there and fails if the directory is missing.
 # The per-input timeout is generous: sanitizer and coverage builds run planners about 10x slower
 # than release, and a loaded machine slows them further.
 # cargo-fuzz needs nightly features; RUSTC_BOOTSTRAP=1 enables them on the stable toolchain.
@@ -14,7 +15,7 @@ if [ ! -x "$tools/bin/cargo-fuzz" ]; then
 fi
 corpus=fuzz/corpus/plan_json
 mkdir -p "$corpus"
-# Seed the corpus with every fixture, valid or not.
+# Seed the corpus with every fixture, valid or not, and every regression.
 find tests/cases -name '*.json' -exec cp {} "$corpus/" \;
 export RUSTC_BOOTSTRAP=1
 "$tools/bin/cargo-fuzz" run --fuzz-dir fuzz plan_json "$corpus" -- \
