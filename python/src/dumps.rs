@@ -83,10 +83,6 @@ fn walk<'py>(
     default: &Bound<'py, PyAny>,
 ) -> PyResult<()> {
     let py = root.py();
-    // Py_EnterRecursiveCall bounds the depth on CPython up to 3.13; from 3.14 on it measures the
-    // native stack, which this walk does not use, so Python's recursion limit is also kept here.
-    // SAFETY: reads an interpreter setting, GIL held.
-    let max_depth = usize::try_from(unsafe { ffi::Py_GetRecursionLimit() }).unwrap_or(0);
     // The value to write next: borrowed from `root` or from the top frame, which keep it alive;
     // nothing runs between taking it and writing it.
     let mut next: *mut PyObject = root.as_ptr();
@@ -94,7 +90,7 @@ fn walk<'py>(
         if !next.is_null() {
             // SAFETY: see `next`.
             let v = unsafe { Borrowed::from_ptr(py, next) };
-            next = value(w, stack, max_depth, v, default)?;
+            next = value(w, stack, v, default)?;
             continue;
         }
         let Some(top) = stack.last_mut() else {
@@ -239,7 +235,6 @@ fn kind(v: Borrowed<'_, '_, PyAny>) -> Kind {
 fn value<'py>(
     w: &mut Writer<'py>,
     stack: &mut Vec<Frame<'py>>,
-    max_depth: usize,
     v: Borrowed<'_, 'py, PyAny>,
     default: &Bound<'py, PyAny>,
 ) -> PyResult<*mut PyObject> {
@@ -254,35 +249,31 @@ fn value<'py>(
         Kind::List => open_list(
             w,
             stack,
-            max_depth,
             Seq::List(unsafe { v.to_owned().cast_into_unchecked() }),
         )?,
         Kind::Tuple => open_list(
             w,
             stack,
-            max_depth,
             Seq::Tuple(unsafe { v.to_owned().cast_into_unchecked() }),
         )?,
         // Owned from here on, as for every container: Python code may run (__iter__, items(),
         // default).
-        Kind::OtherSequence => open_list(w, stack, max_depth, Seq::Other(v.to_owned()))?,
+        Kind::OtherSequence => open_list(w, stack, Seq::Other(v.to_owned()))?,
         Kind::Dict => open_dict(
             w,
             stack,
-            max_depth,
             unsafe { v.to_owned().cast_into_unchecked() },
             true,
         )?,
         Kind::DictSubclass => open_dict(
             w,
             stack,
-            max_depth,
             unsafe { v.to_owned().cast_into_unchecked() },
             false,
         )?,
         Kind::Other => {
             let v = v.to_owned();
-            open(w.py, stack, max_depth)?;
+            open(w.py, stack)?;
             let result = default.call1((v,))?;
             let next = result.as_ptr();
             *top(stack) = Frame::Default { _result: result };
@@ -300,14 +291,9 @@ enum Seq<'py> {
     Other(Bound<'py, PyAny>),
 }
 
-fn open_list<'py>(
-    w: &mut Writer<'py>,
-    stack: &mut Vec<Frame<'py>>,
-    max_depth: usize,
-    seq: Seq<'py>,
-) -> PyResult<()> {
+fn open_list<'py>(w: &mut Writer<'py>, stack: &mut Vec<Frame<'py>>, seq: Seq<'py>) -> PyResult<()> {
     let py = w.py;
-    open(py, stack, max_depth)?;
+    open(py, stack)?;
     let (empty, frame) = match seq {
         Seq::List(l) => (l.is_empty(), Frame::List(l, 0)),
         Seq::Tuple(t) => (t.is_empty(), Frame::Tuple(t, 0)),
@@ -329,12 +315,11 @@ fn open_list<'py>(
 fn open_dict<'py>(
     w: &mut Writer<'py>,
     stack: &mut Vec<Frame<'py>>,
-    max_depth: usize,
     dict: Bound<'py, PyDict>,
     exact: bool,
 ) -> PyResult<()> {
     let py = w.py;
-    open(py, stack, max_depth)?;
+    open(py, stack)?;
     if dict.is_empty() {
         // The C encoder's fast path: a subclass's items() is not called.
         w.out.extend_from_slice(b"{}");
@@ -379,8 +364,14 @@ fn top<'a, 'py>(stack: &'a mut [Frame<'py>]) -> &'a mut Frame<'py> {
 }
 
 /// Counts a level, as `Py_EnterRecursiveCall(" while encoding a JSON object")` in the C encoder.
-fn open(py: Python<'_>, stack: &mut Vec<Frame<'_>>, max_depth: usize) -> PyResult<()> {
-    if stack.len() >= max_depth {
+/// Most levels, whatever Py_EnterRecursiveCall allows: up to CPython 3.13 it counts them against
+/// the recursion limit (Python's, or from 3.12 the C one) and stops far sooner, exactly where the
+/// C encoder stops; from 3.14 on it measures the native stack, which this walk does not use, so it
+/// would never stop a dict that holds itself. (The core refuses more than 128 levels anyway.)
+const MAX_DEPTH: usize = 100_000;
+
+fn open(py: Python<'_>, stack: &mut Vec<Frame<'_>>) -> PyResult<()> {
+    if stack.len() >= MAX_DEPTH {
         return Err(PyRecursionError::new_err(
             "maximum recursion depth exceeded while encoding a JSON object",
         ));

@@ -208,9 +208,26 @@ def test_deep_nesting_fails_where_json_dumps_fails():
     for depth in (10, 200, limit // 2):
         for make in (lambda x: [x], lambda x: {"k": x}, lambda x: (x,), lambda x: OtherDict(k=x)):
             assert assert_same(nested(depth, make))[0] == "ok"
-    for depth in (limit + 10, 5 * limit):
-        assert assert_same(nested(depth))[0] == "RecursionError"
-        assert assert_same(nested(depth, lambda x: {"k": x}))[0] == "RecursionError"
+    # Past Python's recursion limit (up to 3.11 json.dumps's limit; from 3.12 on the C limit of
+    # the interpreter, which may lie above), and far past every limit.
+    for depth in (limit + 10, 5 * limit, 20 * limit):
+        for make in (lambda x: [x], lambda x: {"k": x}):
+            got = assert_same(nested(depth, make))
+            assert got[0] == ("RecursionError" if sys.version_info < (3, 12) else got[0])
+    assert assert_same(nested(200_000))[0] == "RecursionError"
+
+
+def test_the_walk_does_not_grow_the_native_stack():
+    # With Python's limit raised far above, nesting that would overflow the native stack of a
+    # recursive encoder is written, and the walk's own limit (100,000 levels) still holds.
+    old = sys.getrecursionlimit()
+    deep, deeper = nested(50_000), nested(150_000)
+    sys.setrecursionlimit(1_000_000)
+    try:
+        assert native(deep) == "[" * 50_000 + "0" + "]" * 50_000
+        assert outcome(native, deeper)[0] == "RecursionError"
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def test_a_dict_that_holds_itself_is_a_recursion_error_and_the_depth_is_given_back():
