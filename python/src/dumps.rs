@@ -363,13 +363,13 @@ fn top<'a, 'py>(stack: &'a mut [Frame<'py>]) -> &'a mut Frame<'py> {
     stack.last_mut().expect("a level was just opened")
 }
 
-/// Counts a level, as `Py_EnterRecursiveCall(" while encoding a JSON object")` in the C encoder.
 /// Most levels, whatever Py_EnterRecursiveCall allows: up to CPython 3.13 it counts them against
 /// the recursion limit (Python's, or from 3.12 the C one) and stops far sooner, exactly where the
 /// C encoder stops; from 3.14 on it measures the native stack, which this walk does not use, so it
 /// would never stop a dict that holds itself. (The core refuses more than 128 levels anyway.)
 const MAX_DEPTH: usize = 100_000;
 
+/// Counts a level, as `Py_EnterRecursiveCall(" while encoding a JSON object")` in the C encoder.
 fn open(py: Python<'_>, stack: &mut Vec<Frame<'_>>) -> PyResult<()> {
     if stack.len() >= MAX_DEPTH {
         return Err(PyRecursionError::new_err(
