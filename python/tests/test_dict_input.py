@@ -213,7 +213,10 @@ def test_deep_nesting_fails_where_json_dumps_fails():
     for depth in (limit + 10, 5 * limit, 20 * limit):
         for make in (lambda x: [x], lambda x: {"k": x}):
             got = assert_same(nested(depth, make))
-            assert got[0] == ("RecursionError" if sys.version_info < (3, 12) else got[0])
+            # Whatever the version both sides give the same outcome (assert_same); up to 3.11
+            # that level is Python's limit, so these must fail there.
+            if sys.version_info < (3, 12):
+                assert got[0] == "RecursionError"
     assert assert_same(nested(200_000))[0] == "RecursionError"
 
 
