@@ -29,6 +29,8 @@ pub mod layout;
 mod maxflow;
 pub mod order;
 pub mod plan;
+#[doc(hidden)]
+pub mod referee;
 pub mod simulate;
 pub mod units;
 
