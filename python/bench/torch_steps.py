@@ -155,6 +155,22 @@ class FxStep:
         return pt.measure_peak(self)
 
 
+def compile_options(mode: str) -> Dict[str, Any]:
+    """torch.compile options of a mode: ``default``, ``ours`` (inductor_options()), ``ours+sched``
+    (with the scheduler pass); ``-nolayout`` also turns off Inductor's conv layout optimization."""
+    base, _, extra = mode.partition("-")
+    opts: Dict[str, Any] = {
+        "default": {},
+        "ours": pt.inductor_options(),
+        "ours+sched": pt.inductor_options(scheduler=True),
+    }[base]
+    if extra == "nolayout":
+        opts = {**opts, "layout_optimization": False}
+    elif extra:
+        raise ValueError(f"unknown mode {mode!r}")
+    return opts
+
+
 class CompiledStep:
     """One training step of a torch.compile'd (or eager) model: forward, cross-entropy,
     ``loss.backward()``, in-place SGD update, gradients dropped."""
@@ -165,14 +181,10 @@ class CompiledStep:
         self.x, self.y = batch()
         if mode == "eager":
             self.fn = self.model
-        elif mode == "default":
-            self.fn = torch.compile(self.model)
-        elif mode == "ours":
-            self.fn = torch.compile(self.model, options=pt.inductor_options())
         elif mode == "backend":
             self.fn = torch.compile(self.model, backend=pt.backend())
         else:
-            raise ValueError(f"unknown mode {mode!r}")
+            self.fn = torch.compile(self.model, options=compile_options(mode))
         self.params = list(self.model.parameters())
 
     def __call__(self) -> torch.Tensor:

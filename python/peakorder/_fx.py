@@ -383,11 +383,10 @@ def _contains_node(a: Any) -> bool:
 
 
 def _has_symbolic(t: Any) -> bool:
-    try:
-        [int(d) for d in t.shape]
-        return False
-    except Exception:
-        return True
+    """Whether a dimension is a SymInt with free symbols (int() of one would specialise it)."""
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
+    return not all(is_concrete_int(d) for d in t.shape)
 
 
 def _getattr(mod: Any, target: str) -> Any:

