@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
+from ._api import dtype_bytes
+
 FORMAT = "peakorder/1"
 
 # Framework dtype names (numpy / JAX / PyTorch spellings) -> DESIGN.md dtype.
@@ -101,6 +103,14 @@ def size_fields(tid: str, shape: Sequence[int], dtype: Any) -> Dict[str, Any]:
         f"tensor {tid!r} has dtype {name!r}, which peakorder cannot size "
         f"(known: {', '.join(sorted(set(DESIGN_DTYPES) | set(OTHER_DTYPE_BITS)))})"
     )
+
+
+def size_bytes(fields: Dict[str, Any]) -> int:
+    """Bytes of a tensor from its size fields (what :func:`size_fields` returns): ``bytes``, or
+    the elements times the dtype's size, which comes from the core (core/src/dtype.rs)."""
+    if "bytes" in fields:
+        return int(fields["bytes"])
+    return math.prod(fields["shape"]) * dtype_bytes(fields["dtype"])
 
 
 class GraphBuilder:

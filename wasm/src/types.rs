@@ -125,6 +125,19 @@ export interface Simulation {
   after: Float64Array;
 }
 
+/** The memory model's tables (`storages()`), per tensor in file order. */
+export interface Storages {
+  /** Bytes of the tensor's own storage; 0 for a view. */
+  bytes: Float64Array;
+  /** Index of the tensor whose storage it lives in (itself unless a view). */
+  root: Uint32Array;
+  /** 1 when the storage is never freed (a graph output, or an input that is not donated). */
+  pinned: Uint8Array;
+  /** `users[users_start[t] .. users_start[t + 1]]`: the ops (file-order indices) that keep storage t alive. */
+  users_start: Uint32Array;
+  users: Uint32Array;
+}
+
 /** An order: op ids, a plan (anything with an `order` array), or JSON text of either. */
 export type OrderInput = string[] | { order: string[] } | string;
 

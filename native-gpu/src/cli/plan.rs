@@ -2,12 +2,10 @@
 
 use std::path::Path;
 
-use peakorder::units::{format_bytes, format_bytes_signed};
-use peakorder::{Hooks, Method, Plan, PlanOptions, Progress};
+use peakorder::{Hooks, Method, PlanOptions, Progress};
 
 use super::input::read_graph;
 use super::search::{install_ctrl_c, ProgressLine, CANCEL};
-use super::table::ms;
 use super::{CliError, StdClock};
 
 pub fn run(
@@ -47,48 +45,5 @@ pub fn to_json<T: serde::Serialize>(x: &T) -> String {
     serde_json::to_string_pretty(x).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-/// "5.50 MiB (+2.75 MiB above inputs)"
-pub fn peak_text(peak: u64, inputs: u64) -> String {
-    format!(
-        "{} ({} above inputs)",
-        format_bytes(peak),
-        format_bytes_signed(peak as i128 - inputs as i128)
-    )
-}
-
-pub fn render(plan: &Plan) -> String {
-    let mut s = String::new();
-    let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<16}{v}\n"));
-    line(&mut s, "method", plan.method.clone());
-    line(
-        &mut s,
-        "peak",
-        peak_text(plan.peak_bytes, plan.inputs_bytes),
-    );
-    line(&mut s, "inputs", format_bytes(plan.inputs_bytes));
-    line(&mut s, "lower bound", format_bytes(plan.lower_bound_bytes));
-    let proof = if plan.optimal {
-        "yes (proven)".to_string()
-    } else {
-        format!(
-            "not proven (gap to lower bound {})",
-            format_bytes(plan.peak_bytes - plan.lower_bound_bytes)
-        )
-    };
-    line(&mut s, "optimal", proof);
-    line(
-        &mut s,
-        "program order",
-        match plan.program_order_peak_bytes {
-            Some(p) => peak_text(p, plan.inputs_bytes),
-            None => "not a valid order".into(),
-        },
-    );
-    line(&mut s, "planning time", ms(plan.elapsed_ms));
-    line(
-        &mut s,
-        &format!("order ({} ops)", plan.order.len()),
-        plan.order.join(" "),
-    );
-    s
-}
+// The plan's text is the report page's too, so it lives with the page (crate peakorder-report).
+pub use peakorder_report::{peak_text, plan_text as render};
