@@ -27,10 +27,10 @@ N_PATHS = 10
 # --- the seed (../shared/seeds/): ten relu -> matmul -> relu -> matmul paths ---------------------
 
 
-def seed_inputs() -> Tuple[List[torch.Tensor], torch.Tensor]:
+def seed_inputs(device: str = "cpu") -> Tuple[List[torch.Tensor], torch.Tensor]:
     g = torch.Generator().manual_seed(0)
-    t0s = [torch.randn(256, 256, generator=g) for _ in range(N_PATHS)]
-    return t0s, torch.randn(256, 256, generator=g)
+    t0s = [torch.randn(256, 256, generator=g).to(device) for _ in range(N_PATHS)]
+    return t0s, torch.randn(256, 256, generator=g).to(device)
 
 
 def memory_peak_efficient_func(t0s, a):
@@ -204,10 +204,13 @@ def _mib(b: float) -> str:
     return f"{b / MiB:.2f}"
 
 
-def run_seed() -> None:
-    t0s, a = seed_inputs()
+def run_seed(device: str = "cpu", check: bool = False) -> None:
+    """The seed table; ``check``: fail unless peakorder's three ways measure 0.75 MiB with
+    eager's output bits (what scripts/gpu.d/50-torch.sh asks on CUDA)."""
+    t0s, a = seed_inputs(device)
     print("| function | eager | torch.compile | inductor_options() | backend() | outputs equal eager's |")
     print("| --- | --- | --- | --- | --- | --- |")
+    failed = []
     for label, fn in SEED_FUNCTIONS.items():
         ref = fn(t0s, a)
         cells, same = [], True
@@ -215,8 +218,15 @@ def run_seed() -> None:
             f = seed_compiled(fn, mode)
             out = f(t0s, a)
             same = same and torch.equal(out, ref)
-            cells.append(_mib(pt.measure_peak(f, t0s, a)))
+            peak = pt.measure_peak(f, t0s, a)
+            cells.append(_mib(peak))
+            if mode in ("ours", "backend") and peak != 3 * 256 * 256 * 4:
+                failed.append(f"{label} {mode}: {_mib(peak)} MiB")
+        if not same:
+            failed.append(f"{label}: outputs differ from eager's")
         print(f"| {label} | " + " | ".join(cells) + f" | {'yes' if same else 'NO'} |")
+    if check and failed:
+        raise SystemExit("seed check failed: " + "; ".join(failed))
 
 
 def run_reorder(names: Sequence[str]) -> None:
@@ -257,10 +267,12 @@ def main(argv: Sequence[str]) -> None:
     ap.add_argument("what", choices=("seed", "reorder", "compile"))
     ap.add_argument("models", nargs="*", default=list(MODELS))
     ap.add_argument("--modes", default="eager,default,ours")
+    ap.add_argument("--device", default="cpu", help="seed: cpu or cuda")
+    ap.add_argument("--check", action="store_true", help="seed: fail unless peakorder's ways measure 0.75 MiB")
     args = ap.parse_args(argv)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; MiB above what was live before one call")
     if args.what == "seed":
-        run_seed()
+        run_seed(args.device, args.check)
     elif args.what == "reorder":
         run_reorder(args.models)
     else:
