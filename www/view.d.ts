@@ -1,7 +1,7 @@
 // Types of `peakorder/view` (www/dist/peakorder-view.js): the web view for pages and notebooks.
 // See docs/web.md.
 
-/** A peakorder/1 graph (DESIGN.md §2) as an object, or its JSON text. */
+/** A peakorder/1 graph (docs/design.md §2) as an object, or its JSON text. */
 export type GraphLike = string | Record<string, unknown>;
 
 export interface ViewOptions {
@@ -35,7 +35,7 @@ export interface ViewOptions {
   arena?: Record<string, unknown>;
 }
 
-/** The wasm `fuse()` object (`peakorder fuse --json`, DESIGN.md §4), one side of it. */
+/** The wasm `fuse()` object (`peakorder fuse --json`, docs/design.md §4), one side of it. */
 export interface FusedSide {
   regions: string[][]; ops_before: number; ops_after: number; peak_before_bytes: number;
   peak_after_bytes: number; limit_bytes: number; inputs_bytes: number; within_limit: boolean;
@@ -46,7 +46,7 @@ export interface FusionResult extends FusedSide {
   planner: string; exhaustive: boolean; evaluations: number; baseline: FusedSide;
 }
 
-/** What the view computed: the plan (DESIGN.md §3), both simulations, the indexed graph. */
+/** What the view computed: the plan (docs/design.md §3), both simulations, the indexed graph. */
 export interface ViewResult {
   plan: {
     order: string[]; peak_bytes: number; inputs_bytes: number; lower_bound_bytes: number;

@@ -1,13 +1,12 @@
 //! `peakorder`: plan, simulate and compare orders of a tensor program for peak memory.
 //!
-//! Exit codes (DESIGN.md §5): 0 success, 2 bad input (message on stderr), 1 anything else.
+//! Exit codes (docs/design.md §5): 0 success, 2 bad input (message on stderr), 1 anything else.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 mod cli;
-mod import;
 
 fn main() -> ExitCode {
     // Like other Unix tools, end quietly when the reader goes away (`peakorder ... | head`)

@@ -1,7 +1,7 @@
-"""Building peakorder graph JSON (DESIGN.md §2) from framework exporters.
+"""Building peakorder graph JSON (docs/design.md §2) from framework exporters.
 
 The builder keeps ids unique, declares every tensor before an op names it, and sizes tensors from
-a shape and a dtype name. Dtypes outside DESIGN.md's list are mapped explicitly to a byte size
+a shape and a dtype name. Dtypes outside docs/design.md's list are mapped explicitly to a byte size
 (with the framework's name and the shape kept in ``meta``); anything without a fixed size is an
 error naming the tensor.
 """
@@ -15,7 +15,7 @@ from ._api import dtype_bytes
 
 FORMAT = "peakorder/1"
 
-# Framework dtype names (numpy / JAX / PyTorch spellings) -> DESIGN.md dtype.
+# Framework dtype names (numpy / JAX / PyTorch spellings) -> docs/design.md dtype.
 DESIGN_DTYPES: Dict[str, str] = {
     "float64": "f64",
     "double": "f64",
@@ -37,7 +37,7 @@ DESIGN_DTYPES: Dict[str, str] = {
     "bool": "bool",
 }
 
-# Fixed-size dtypes that DESIGN.md does not name: bits per element. Sub-byte types are packed.
+# Fixed-size dtypes that docs/design.md does not name: bits per element. Sub-byte types are packed.
 OTHER_DTYPE_BITS: Dict[str, int] = {
     "uint16": 16,
     "uint32": 32,

@@ -76,7 +76,7 @@ def from_jaxpr(
     donate_argnums: Sequence[int] = (),
     **kwargs: Any,
 ) -> Dict[str, Any]:
-    """Traces ``fn(*args, **kwargs)`` and returns its graph (a dict in DESIGN.md's JSON format).
+    """Traces ``fn(*args, **kwargs)`` and returns its graph (a dict in docs/design.md's JSON format).
 
     Graph inputs are the flattened arguments, named after ``fn``'s parameters and their pytree
     paths (``params['w'][0]``); ``donate_argnums`` marks arguments the step may free (as with

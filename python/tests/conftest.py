@@ -39,7 +39,7 @@ def plan_json(graph_path, method="program"):
 
 
 def simulate_peak(graph):
-    """DESIGN.md §1 on graph JSON in file order, written independently of the Rust simulator
+    """docs/design.md §1 on graph JSON in file order, written independently of the Rust simulator
     (for graphs without views): the peak of the program order."""
     size = {}
     for t in graph["tensors"]:

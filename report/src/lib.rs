@@ -58,7 +58,7 @@ impl fmt::Display for ReportError {
 
 impl std::error::Error for ReportError {}
 
-/// The report page of the graph in `graph_json` (DESIGN.md §2 JSON text, embedded as given).
+/// The report page of the graph in `graph_json` (docs/design.md §2 JSON text, embedded as given).
 pub fn report<'a>(
     graph_json: &str,
     opts: &ReportOptions,

@@ -107,7 +107,7 @@ test('the page plans the seed example in a worker and shows it', async () => {
   await page.mouse.move(hit.x + hit.width * 0.26, hit.y + hit.height / 2);
   assert.match(await page.textContent('.po-tooltip'), /step 11.*program.*mm1_0.*5\.50 MiB/s);
   await page.mouse.move(5, 5);
-  // The plan downloads as the DESIGN.md §3 JSON.
+  // The plan downloads as the docs/design.md §3 JSON.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download plan (JSON)')]);
   const plan = JSON.parse(readFileSync(await download.path(), 'utf8'));
   assert.equal(plan.peak_bytes, 3.5 * MiB);

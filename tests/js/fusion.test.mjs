@@ -1,4 +1,4 @@
-// fuse(): the DESIGN.md §4 object, the same as `peakorder fuse --json` prints, the expected values
+// fuse(): the docs/design.md §4 object, the same as `peakorder fuse --json` prints, the expected values
 // of the tests/cases/fusion-*.json fixtures, and coded errors for bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

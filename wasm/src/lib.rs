@@ -1,7 +1,7 @@
 //! peakorder for JavaScript: a thin wasm-bindgen layer over the core (crate `peakorder`).
 //!
 //! This crate only converts: JS values in (a graph as an object or JSON text, options, an order),
-//! plain JS objects out (the DESIGN.md shapes, via serde-wasm-bindgen), core errors to JS `Error`
+//! plain JS objects out (the docs/design.md shapes, via serde-wasm-bindgen), core errors to JS `Error`
 //! objects with a stable `code`, and `performance.now()` to the core's [`Clock`]. Every planning
 //! decision is the core's; see docs/wasm.md for the JS API.
 //!
@@ -23,7 +23,7 @@ mod types;
 
 #[wasm_bindgen]
 extern "C" {
-    /// A graph (DESIGN.md §2) as an object, or as JSON text.
+    /// A graph (docs/design.md §2) as an object, or as JSON text.
     #[wasm_bindgen(typescript_type = "GraphInput")]
     pub type GraphInput;
     #[wasm_bindgen(typescript_type = "PlanOptions")]
@@ -397,7 +397,7 @@ pub fn validate(graph: &GraphInput) -> Result<SummaryOut, JsValue> {
     })
 }
 
-/// Plans an order for `graph` (DESIGN.md §3). Options: `method` (default "greedy"),
+/// Plans an order for `graph` (docs/design.md §3). Options: `method` (default "greedy"),
 /// `budget_ms` (time a search may take, read from `performance.now()`), `max_states`.
 #[wasm_bindgen]
 pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanOut, JsValue> {
@@ -409,7 +409,7 @@ pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanO
     })
 }
 
-/// Simulates `order` on `graph`: the DESIGN.md §5 simulate JSON, plus `during` and `after`
+/// Simulates `order` on `graph`: the docs/design.md §5 simulate JSON, plus `during` and `after`
 /// (`Float64Array`, bytes at each step) for charts.
 #[wasm_bindgen]
 pub fn simulate(graph: &GraphInput, order: &OrderInput) -> Result<SimulationOut, JsValue> {
@@ -449,7 +449,7 @@ pub fn compare(
     })
 }
 
-/// Memory-aware fusion next to the Thunder-style baseline (DESIGN.md §4): the `fuse --json`
+/// Memory-aware fusion next to the Thunder-style baseline (docs/design.md §4): the `fuse --json`
 /// object. Options: `peak_limit` (bytes; default the best unfused peak), `budget_ms` (for the
 /// whole search, default 2000), `max_states`.
 #[wasm_bindgen]

@@ -9,10 +9,10 @@
 //            (`layout`: dagre's, for a graph small enough to draw whole; else null, and the view
 //            groups it)
 //   fuse     {graph: string, options: {budget_ms, max_states}} -> {fusion, fusionError, regions}
-// `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, DESIGN.md §4) when
+// `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, docs/design.md §4) when
 // asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
 // (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
-// `program`/`planned` are simulations (DESIGN.md §5 fields; `during`/`after` as Float64Array,
+// `program`/`planned` are simulations (docs/design.md §5 fields; `during`/`after` as Float64Array,
 // transferred, not copied; `steps` is dropped since the arrays carry the same numbers).
 
 import init, * as wasm from 'peakorder-wasm-web';

@@ -3,14 +3,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use clap::Args;
 use peakorder::units::format_bytes;
 use peakorder::Graph;
 
 use super::CliError;
-use crate::import::onnx;
+use peakorder_gpu::import::onnx;
 
 /// Parses `NAME=VALUE` (for clap).
-pub fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
+fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
@@ -26,11 +27,24 @@ pub fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
     Ok((name.to_string(), v))
 }
 
-pub fn run_onnx(
-    model: &Path,
-    out: Option<&PathBuf>,
-    assume: &[(String, u64)],
-) -> Result<(), CliError> {
+/// `peakorder import onnx MODEL.onnx [-o GRAPH.json] [--assume-dim NAME=VALUE]...`.
+#[derive(Args, Debug)]
+pub struct OnnxArgs {
+    /// The ONNX model file.
+    model: PathBuf,
+    /// Where to write the graph JSON (default: stdout).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// A value for a symbolic dimension, e.g. `--assume-dim batch=8` (repeatable).
+    #[arg(long = "assume-dim", value_name = "NAME=VALUE", value_parser = parse_assume_dim)]
+    assume_dim: Vec<(String, u64)>,
+}
+
+pub fn run(a: OnnxArgs) -> Result<(), CliError> {
+    run_onnx(&a.model, a.output.as_ref(), &a.assume_dim)
+}
+
+fn run_onnx(model: &Path, out: Option<&PathBuf>, assume: &[(String, u64)]) -> Result<(), CliError> {
     let mut assume_dims = BTreeMap::new();
     for (k, v) in assume {
         if let Some(old) = assume_dims.insert(k.clone(), *v) {
@@ -44,7 +58,9 @@ pub fn run_onnx(
     let bytes = std::fs::read(model)
         .map_err(|e| CliError::Input(format!("cannot read {}: {e}", model.display())))?;
     let at = |m: String| CliError::Input(format!("{}: {m}", model.display()));
-    let mut spec = onnx::import(&bytes, &onnx::Options { assume_dims }).map_err(at)?;
+    // Every onnx::Error names the node or tensor on one line: bad input, exit 2.
+    let mut spec = onnx::import_bytes(bytes.into(), &onnx::Options { assume_dims })
+        .map_err(|e| at(e.to_string()))?;
     if let (Some(meta), Some(name)) = (spec.meta.as_mut(), model.file_name()) {
         meta.insert(
             "model".into(),

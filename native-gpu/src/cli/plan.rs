@@ -1,29 +1,32 @@
 //! `peakorder plan`.
 
-use std::path::Path;
+use std::path::PathBuf;
 
-use peakorder::{Hooks, Method, PlanOptions, Progress};
+use clap::Args;
+use peakorder::{Hooks, Progress};
 
 use super::input::read_graph;
 use super::search::{install_ctrl_c, ProgressLine, CANCEL};
+use super::search_args::{MethodArg, SearchLimits};
 use super::{CliError, StdClock};
 
-pub fn run(
-    path: &Path,
-    method: &str,
-    budget_ms: f64,
-    max_states: u64,
-    max_memory_bytes: u64,
+/// `peakorder plan GRAPH [--method M] [--budget-ms N] [--json]`.
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// Graph JSON file, or `-` for stdin.
+    graph: PathBuf,
+    #[command(flatten)]
+    method: MethodArg,
+    #[command(flatten)]
+    limits: SearchLimits,
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
     json: bool,
-) -> Result<(), CliError> {
-    let g = read_graph(path)?;
-    let method: Method = method.parse()?;
-    let opts = PlanOptions {
-        method,
-        budget_ms: Some(budget_ms),
-        max_states,
-        max_memory_bytes,
-    };
+}
+
+pub fn run(a: PlanArgs) -> Result<(), CliError> {
+    let g = read_graph(&a.graph)?;
+    let opts = a.limits.plan_options(a.method.method()?);
     install_ctrl_c();
     let line = ProgressLine::new();
     let progress = |p: &Progress| line.update(p);
@@ -33,7 +36,7 @@ pub fn run(
     };
     let plan = peakorder::plan_hooked(&g, &opts, &StdClock::new(), &hooks)?;
     drop(line);
-    if json {
+    if a.json {
         println!("{}", to_json(&plan));
     } else {
         print!("{}", render(&plan));

@@ -9,7 +9,8 @@ use crate::graph::Graph;
 use crate::OpIx;
 
 use super::bits::put;
-use super::{Ctx, Part, PartResult};
+use super::forward::{search, Ctx, PartResult};
+use super::model::Model;
 
 /// Splits the part `order[a..b]` into independent components (no dependency between them, and
 /// no storage that two of them read and that the part frees), or `None` if it is one piece.
@@ -98,7 +99,8 @@ pub(super) fn solve_components(
     let mut steps: HashMap<OpIx, (u64, i128)> = HashMap::new();
     let mut all_optimal = true;
     for (c, ops) in comps.iter().enumerate() {
-        let part = Part::of_ops(g, ops, pos, a, live0);
+        let model = Model::of_ops(g, ops, pos, a, live0);
+        let part = &model.part;
         // Its incumbent: the order's own sequence of it.
         let mut set = vec![0u64; part.words];
         let (mut live, mut peak) = (live0, live0);
@@ -107,7 +109,7 @@ pub(super) fn solve_components(
             live = live + part.alloc[i as usize] - part.frees(&set, i);
             put(&mut set, i);
         }
-        let r = part.search(ctx, ops, peak, live0);
+        let r = search(&model, ctx, ops, peak, live0);
         all_optimal &= r.optimal;
         lbs.push(r.lower_bound);
         frees_at_start.push(live0 - part.untouched - part.perm_at_start());
