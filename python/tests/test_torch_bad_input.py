@@ -124,7 +124,10 @@ def test_mutation_of_inputs_through_torch_compile():
         assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(want, got)), kw
 
 
-def test_symbolic_shapes_in_torch_compile_warn_and_keep_inductors_order():
+def test_symbolic_shapes_in_torch_compile_warn_and_keep_inductors_order(tmp_path, monkeypatch):
+    # A fresh cache: a graph served by the FX graph (or AOTAutograd) cache never reaches the pass.
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+
     def f(x, y):
         return torch.relu(x) @ y + 1
 

@@ -39,7 +39,6 @@ def test_fx_graph_cache_serves_the_planned_graph_and_only_that(tmp_path, monkeyp
     from torch._dynamo.utils import counters
 
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(torch._inductor.config, "fx_graph_cache", True)
     from torch._inductor.codecache import FxGraphCache
 
     FxGraphCache.clear() if hasattr(FxGraphCache, "clear") else None
@@ -58,6 +57,9 @@ def test_fx_graph_cache_serves_the_planned_graph_and_only_that(tmp_path, monkeyp
         assert torch.allclose(out, f(xs, a), rtol=1e-4, atol=1e-4)
         return counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]
 
-    assert compile_once() == (0, 1)
-    assert compile_once() == (1, 0)  # same plan options: served from the cache
-    assert compile_once(method="greedy") == (0, 1)  # other options: compiled (and planned) anew
+    # config.patch, not monkeypatch: undoing a monkeypatch deletes the config entry, and every
+    # later torch.compile in the process fails ("fx_graph_cache does not exist").
+    with torch._inductor.config.patch(fx_graph_cache=True):
+        assert compile_once() == (0, 1)
+        assert compile_once() == (1, 0)  # same plan options: served from the cache
+        assert compile_once(method="greedy") == (0, 1)  # other options: compiled (and planned) anew
