@@ -22,7 +22,11 @@ if [ ! -x "$PY" ]; then
   echo "torch 2.9.1 not checked: .venv-thunder comes with scripts/setup.d/56-thunder.sh (issue 18), not on this branch" >&2
   exit 0
 fi
-"$PY" -c 'import torch, torchvision, peakorder.torch; print("torch", torch.__version__, "in .venv-thunder")'
+# The package as built from this tree (installs the wheel into every .venv*, as 56-thunder does).
+bash scripts/build.d/60-python.sh
+"$PY" -c 'import torch, torchvision, peakorder.torch
+assert torch.__version__.startswith("2.9."), torch.__version__
+print("torch", torch.__version__, "in .venv-thunder")'
 set +e
 "$PY" -m pytest -q -rs -p no:cacheprovider python/tests/test_torch.py python/tests/test_torch_seed.py \
   python/tests/test_torch_bad_input.py python/tests/test_torch_inductor.py python/tests/test_torch_models.py
