@@ -13,10 +13,16 @@ AOTAutograd forward, backward or joint graphs.
   op schema's alias annotations (``Tensor(a)``, ``Tensor(a!)``) decide instead.
 - Parameters and buffers (placeholders of torch.export / AOTAutograd graphs, ``get_attr`` nodes,
   and the parameters of ``call_module`` submodules) are graph inputs, never freed.
+- Each op's ``meta.scope`` is the module path it came from (``nn_module_stack``), components
+  joined with "/" (``layer1/0/conv1``), for the page's grouped view.
+- ``calibrate=True`` runs the graph once on the (real) example inputs and records each op's
+  temporary allocations as its ``workspace`` (peakorder.torch.calibrate), so that the simulator's
+  peak is the one PyTorch's allocator measures.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._graph import ExportError, GraphBuilder, dtype_name, json_safe, size_bytes, size_fields
@@ -57,8 +63,23 @@ def _ensure_vals(gm: Any, example_inputs: Optional[Sequence[Any]]) -> None:
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.passes.fake_tensor_prop import FakeTensorProp
 
+    class _Prop(FakeTensorProp):
+        def run_node(self, n: Any) -> Any:
+            try:
+                return super().run_node(n)
+            except ExportError:
+                raise
+            except Exception as e:
+                # Data-dependent shapes, ops without a fake (meta) kernel, ...
+                err = ExportError(
+                    f"cannot size node {n.name!r} ({_kind(n, gm)}): {type(e).__name__}: "
+                    f"{str(e).splitlines()[0] if str(e) else ''}"
+                )
+                err.node, err.code = n.name, "unsized_op"
+                raise err from e
+
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    FakeTensorProp(gm, mode).propagate(*example_inputs)
+    _Prop(gm, mode).propagate(*example_inputs)
 
 
 def _kind(node: Any, gm: Any) -> str:
@@ -76,11 +97,18 @@ def _kind(node: Any, gm: Any) -> str:
     return name or str(t)
 
 
+# Ops that return a view of their first argument although their schema says a new tensor (so
+# fake tensors give them a storage of their own): reshape's decomposition uses _unsafe_view.
+_VIEWS_BY_CONTRACT = {"aten::_unsafe_view"}
+
+
 def _schema_alias_sources(node: Any) -> List[Optional[Any]]:
     """For each returned tensor, the argument node it aliases per the op's schema, or None."""
     schema = getattr(node.target, "_schema", None)
     if schema is None:
         return []
+    if schema.name in _VIEWS_BY_CONTRACT:
+        return [node.args[0]]
     sets = {}
     for i, a in enumerate(schema.arguments):
         if a.alias_info is not None:
@@ -103,12 +131,35 @@ def from_fx(
     example_inputs: Optional[Sequence[Any]] = None,
     *,
     donate: Iterable[str] = (),
+    calibrate: bool = False,
+    workspace: Optional[Dict[str, int]] = None,
 ) -> Dict[str, Any]:
-    """Exports a torch.fx GraphModule (or a torch.export ExportedProgram) as a peakorder graph.
+    """Exports a torch.fx GraphModule (or a torch.export ExportedProgram, or a GraphModule's
+    ``torch.fx.Graph``) as a peakorder graph.
 
     ``example_inputs`` are needed only when the graph has no fake-tensor metadata (plain
-    ``torch.fx.symbolic_trace``). ``donate`` names placeholders the program may free once used
-    (e.g. activations saved for backward passed to a backward graph)."""
+    ``torch.fx.symbolic_trace``), and for ``calibrate``. ``donate`` names placeholders the program
+    may free once used (e.g. activations saved for backward passed to a backward graph).
+    ``calibrate=True`` runs the graph once on ``example_inputs`` (real tensors) and records each
+    op's temporary allocations as its ``workspace``; ``workspace`` gives them directly, by node
+    name."""
+    graph, _ = export_fx(
+        graph_module, example_inputs, donate=donate, calibrate=calibrate, workspace=workspace
+    )
+    return graph
+
+
+def export_fx(
+    graph_module: Any,
+    example_inputs: Optional[Sequence[Any]] = None,
+    *,
+    donate: Iterable[str] = (),
+    calibrate: bool = False,
+    workspace: Optional[Dict[str, int]] = None,
+) -> Tuple[Dict[str, Any], Dict[Any, Any]]:
+    """:func:`from_fx`, also returning what each fx node became: node -> tensor id, or a list of
+    ids (None for non-tensor elements) for multi-output nodes. Nodes that became ops keep their
+    name as op id. (peakorder.torch maps plans back onto the fx graph with it.)"""
     import torch
     import torch.fx
 
@@ -119,10 +170,21 @@ def from_fx(
         gm = graph_module.graph_module
         for spec in graph_module.graph_signature.input_specs:
             kinds[spec.arg.name] = str(spec.kind).split(".")[-1].lower()
+    if isinstance(gm, torch.fx.Graph):
+        if not isinstance(gm.owning_module, torch.fx.GraphModule):
+            raise ExportError("this torch.fx.Graph belongs to no GraphModule; export the GraphModule")
+        gm = gm.owning_module
     if not isinstance(gm, torch.fx.GraphModule):
         raise ExportError(f"expected a torch.fx.GraphModule or ExportedProgram, got {type(gm).__name__}")
     _ensure_vals(gm, example_inputs)
     donate = set(donate)
+    if calibrate:
+        if example_inputs is None:
+            raise ExportError("calibrate=True runs the graph: pass its example_inputs (real tensors)")
+        from .torch._calibrate import calibrate as _calibrate
+
+        workspace = {**_calibrate(gm, example_inputs), **(workspace or {})}
+    workspace = workspace or {}
 
     b = GraphBuilder()
     b.meta = {"source": "torch.fx", "torch_version": torch.__version__}
@@ -135,14 +197,27 @@ def from_fx(
 
     def declare(want: str, t: Any, *, pinned_input: bool = False, alias_hint: Optional[str] = None,
                 donated: bool = False, meta: Optional[Dict[str, Any]] = None) -> str:
+        if _has_symbolic(t):
+            raise ExportError(
+                f"tensor {want!r} has a symbolic shape {tuple(t.shape)}; peakorder plans static "
+                "shapes (trace with concrete example inputs, or torch.compile(dynamic=False))"
+            )
+        layout = getattr(t, "layout", None)
+        if layout is not None and layout != torch.strided:
+            raise ExportError(
+                f"tensor {want!r} has layout {layout}, which peakorder cannot size "
+                "(only dense, strided tensors)"
+            )
         key = _storage_key(t)
         target = owner.get(key) if key is not None else None
         if target is None and alias_hint is not None:
             target = root_of.get(alias_hint, alias_hint)
-        shape = tuple(int(d) for d in t.shape) if not _has_symbolic(t) else tuple(t.shape)
+        shape = tuple(int(d) for d in t.shape)
         if target is not None and not pinned_input:
             tid = b.tensor(want, shape, t.dtype, alias_of=target, meta=meta)
             root_of[tid] = root_of.get(target, target)
+            if key is not None and key not in owner:
+                owner[key] = root_of[tid]  # later views of this (fake) storage alias the same
             return tid
         fields = size_fields(want, shape, t.dtype)
         own = size_bytes(fields)
@@ -177,90 +252,120 @@ def from_fx(
                 out.append(t)
         return out
 
-    for node in gm.graph.nodes:
-        val = node.meta.get("val", node.meta.get("example_value"))
-        if node.op == "placeholder":
-            if not _is_tensor(val):
-                continue  # SymInts, None, opaque objects hold no tensor memory here
-            m = {"role": kinds[node.name]} if node.name in kinds else None
-            env[node] = declare(node.name, val, pinned_input=True, donated=node.name in donate, meta=m)
-            continue
-        if node.op == "get_attr":
-            try:
-                attr = _getattr(gm, node.target)
-            except AttributeError:
+    current = None
+    try:
+        for node in gm.graph.nodes:
+            current = node
+            val = node.meta.get("val", node.meta.get("example_value"))
+            if node.op == "placeholder":
+                if not _is_tensor(val):
+                    continue  # SymInts, None, opaque objects hold no tensor memory here
+                m = {"role": kinds[node.name]} if node.name in kinds else None
+                env[node] = declare(node.name, val, pinned_input=True, donated=node.name in donate, meta=m)
                 continue
-            if _is_tensor(attr):
-                env[node] = declare(node.target, attr, pinned_input=True, meta={"role": "attribute"})
-            continue
-        if node.op == "output":
-            outs: List[str] = []
-            torch.fx.node.map_arg(node.args, lambda n: outs.extend(lookup(n)) or n)
-            for t in outs:
-                if t not in b.outputs:
-                    b.outputs.append(t)
-            continue
-
-        # getitem on a multi-output node selects an element: no op, no memory.
-        if node.op == "call_function" and getattr(node.target, "__name__", "") == "getitem":
-            src = node.args[0]
-            if isinstance(env.get(src), list) and isinstance(node.args[1], int):
-                lst = env[src]
-                i = node.args[1]
-                if -len(lst) <= i < len(lst) and lst[i] is not None:
-                    env[node] = lst[i]
+            if node.op == "get_attr":
+                try:
+                    attr = _getattr(gm, node.target)
+                except AttributeError:
+                    continue
+                if _is_tensor(attr):
+                    env[node] = declare(node.target, attr, pinned_input=True, meta={"role": "attribute"})
+                continue
+            if node.op == "output":
+                outs: List[str] = []
+                torch.fx.node.map_arg(node.args, lambda n: outs.extend(lookup(n)) or n)
+                for t in outs:
+                    if t not in b.outputs:
+                        b.outputs.append(t)
                 continue
 
-        inputs = node_inputs(node)
-        if node.op == "call_module":
-            # Submodule parameters and buffers are memory the op reads: pinned graph inputs.
-            try:
-                mod = gm.get_submodule(node.target)
-                for pname, p in list(mod.named_parameters()) + list(mod.named_buffers()):
-                    pid = f"{node.target}.{pname}"
-                    if pid not in root_of:
-                        declare(pid, p.detach(), pinned_input=True, meta={"role": "parameter"})
-                    inputs.append(pid)
-            except AttributeError:
-                pass
+            # getitem on a multi-output node selects an element: no op, no memory.
+            if node.op == "call_function" and getattr(node.target, "__name__", "") == "getitem":
+                src = node.args[0]
+                if isinstance(env.get(src), list) and isinstance(node.args[1], int):
+                    lst = env[src]
+                    i = node.args[1]
+                    if -len(lst) <= i < len(lst) and lst[i] is not None:
+                        env[node] = lst[i]
+                    continue
 
-        hints = _schema_alias_sources(node) if node.op == "call_function" else []
-        outputs: List[str] = []
-        if _is_tensor(val):
-            hint = lookup(hints[0])[0] if hints and hints[0] is not None and lookup(hints[0]) else None
-            tid = declare(node.name, val, alias_hint=hint)
-            outputs.append(tid)
-            env[node] = tid
-        elif isinstance(val, (list, tuple)):
-            lst: List[Optional[str]] = []
-            for i, x in enumerate(val):
-                if _is_tensor(x):
-                    h = hints[i] if i < len(hints) else (hints[0] if len(hints) == 1 else None)
-                    hint = lookup(h)[0] if h is not None and lookup(h) else None
-                    tid = declare(f"{node.name}.{i}", x, alias_hint=hint)
-                    outputs.append(tid)
-                    lst.append(tid)
-                else:
-                    lst.append(None)
-            env[node] = lst
-        elif val is None and not inputs:
-            continue  # a pure-Python node with no tensors (asserts, shape arithmetic)
-        elif val is not None and not _is_tensor(val):
-            continue  # SymInt / scalar results hold no tensor memory
-        attrs = {}
-        for i, a in enumerate(node.args):
-            if not isinstance(a, torch.fx.Node) and not _contains_node(a):
-                attrs[f"arg{i}"] = json_safe(a)
-        for k, a in node.kwargs.items():
-            if not isinstance(a, torch.fx.Node) and not _contains_node(a):
-                attrs[k] = json_safe(a)
-        meta: Dict[str, Any] = {"fx_op": node.op}
-        stack = node.meta.get("nn_module_stack")
-        if isinstance(stack, dict) and stack:
-            last = list(stack.values())[-1]
-            meta["module"] = str(last[0] if isinstance(last, tuple) else last)
-        b.op(node.name, _kind(node, gm), inputs, outputs, attrs=attrs or None, meta=meta)
-    return b.build()
+            inputs = node_inputs(node)
+            if node.op == "call_module":
+                # Submodule parameters and buffers are memory the op reads: pinned graph inputs.
+                try:
+                    mod = gm.get_submodule(node.target)
+                    for pname, p in list(mod.named_parameters()) + list(mod.named_buffers()):
+                        pid = f"{node.target}.{pname}"
+                        if pid not in root_of:
+                            declare(pid, p.detach(), pinned_input=True, meta={"role": "parameter"})
+                        inputs.append(pid)
+                except AttributeError:
+                    pass
+
+            hints = _schema_alias_sources(node) if node.op == "call_function" else []
+            outputs: List[str] = []
+            if _is_tensor(val):
+                hint = lookup(hints[0])[0] if hints and hints[0] is not None and lookup(hints[0]) else None
+                tid = declare(node.name, val, alias_hint=hint)
+                outputs.append(tid)
+                env[node] = tid
+            elif isinstance(val, (list, tuple)):
+                lst: List[Optional[str]] = []
+                for i, x in enumerate(val):
+                    if _is_tensor(x):
+                        h = hints[i] if i < len(hints) else (hints[0] if len(hints) == 1 else None)
+                        hint = lookup(h)[0] if h is not None and lookup(h) else None
+                        tid = declare(f"{node.name}.{i}", x, alias_hint=hint)
+                        outputs.append(tid)
+                        lst.append(tid)
+                    else:
+                        lst.append(None)
+                env[node] = lst
+            elif val is None and not inputs:
+                continue  # a pure-Python node with no tensors (asserts, shape arithmetic)
+            elif val is not None and not _is_tensor(val):
+                continue  # SymInt / scalar results hold no tensor memory
+            attrs = {}
+            for i, a in enumerate(node.args):
+                if not isinstance(a, torch.fx.Node) and not _contains_node(a):
+                    attrs[f"arg{i}"] = json_safe(a)
+            for k, a in node.kwargs.items():
+                if not isinstance(a, torch.fx.Node) and not _contains_node(a):
+                    attrs[k] = json_safe(a)
+            meta: Dict[str, Any] = {"fx_op": node.op}
+            stack = node.meta.get("nn_module_stack")
+            if isinstance(stack, dict) and stack:
+                last = list(stack.values())[-1]
+                path = str(last[0] if isinstance(last, tuple) else last)
+                meta["module"] = path
+                scope = module_scope(path)
+                if scope:
+                    meta["scope"] = scope
+            oid = b.op(node.name, _kind(node, gm), inputs, outputs, attrs=attrs or None, meta=meta)
+            if workspace.get(node.name):
+                b.ops[-1]["workspace"] = int(workspace[node.name])
+            if oid != node.name:
+                raise ExportError(f"node {node.name!r} cannot keep its name as op id ({oid!r})")
+    except ExportError as e:
+        # Name the node at fault, and say what kind of fault it is (peakorder.torch's codes).
+        if getattr(e, "node", None) is None and current is not None:
+            e.node = current.name
+        if getattr(e, "code", None) is None:
+            e.code = "symbolic_shape" if "symbolic" in str(e) else "unsized_op"
+        raise
+    return b.build(), env
+
+
+def module_scope(path: str) -> str:
+    """``"L['self'].layer1[0].conv1"`` (dynamo), ``"layer1.0.conv1"`` (torch.export) ->
+    ``"layer1/0/conv1"``: the module path, one component per submodule."""
+    parts: List[str] = []
+    for piece in re.split(r"\.|\[|\]", path):
+        piece = piece.strip("'\"")
+        if piece in ("", "L", "self", "L__self__", "_modules"):
+            continue
+        parts.append(piece)
+    return "/".join(parts)
 
 
 def _contains_node(a: Any) -> bool:
@@ -274,11 +379,10 @@ def _contains_node(a: Any) -> bool:
 
 
 def _has_symbolic(t: Any) -> bool:
-    try:
-        [int(d) for d in t.shape]
-        return False
-    except Exception:
-        return True
+    """Whether a dimension is a SymInt with free symbols (int() of one would specialise it)."""
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
+    return not all(is_concrete_int(d) for d in t.shape)
 
 
 def _getattr(mod: Any, target: str) -> Any:

@@ -1,0 +1,60 @@
+"""backend(): a torch.compile backend that plans AOTAutograd's forward and backward graphs and
+runs them through torch.fx (no Inductor): for debugging and for tests, and to see what order
+alone buys."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, List
+
+from ._versions import require
+
+
+def _boxed_codegen() -> Any:
+    from torch.fx.graph import CodeGen
+
+    class BoxedCodeGen(CodeGen):
+        """``forward(self, args)`` takes the inputs as one list and clears it, so the graph's own
+        frees of dead inputs (``x = None`` after a last use) really free them."""
+
+        def gen_fn_def(self, free_vars: List[str], maybe_return_annotation: str, **kwargs: Any) -> str:
+            names = [v.split(":")[0].split("=")[0].strip() for v in free_vars if v != "self"]
+            lines = [f"def {getattr(self, '_func_name', 'forward')}(self, args){maybe_return_annotation}:"]
+            if names:
+                lines.append("    args_iter = iter(args)")
+                lines += [f"    {n} = next(args_iter)" for n in names]
+            lines.append("    args.clear()")
+            return "\n".join(lines)
+
+    return BoxedCodeGen()
+
+
+def backend(**plan_options: Any) -> Callable[..., Any]:
+    """``torch.compile(fn, backend=peakorder.torch.backend(**plan_options))``: AOTAutograd
+    traces forward and backward; each graph is reordered by :func:`peakorder.torch.reorder`
+    (a backward graph's saved activations are freed at their last use) and runs as fx code with
+    the boxed calling convention. Graphs peakorder cannot plan run unchanged, with a warning."""
+    require("backend")
+    from torch._dynamo.backends.common import aot_autograd
+
+    from peakorder import PeakorderError
+
+    from ._aot import freeable_placeholders
+    from ._reorder import reorder
+
+    def compile_graph(gm: Any, example_inputs: Any) -> Callable[..., Any]:
+        try:
+            reorder(gm, example_inputs, donate=freeable_placeholders(gm.graph), **plan_options)
+        except PeakorderError as e:
+            warnings.warn(f"peakorder: graph left in AOTAutograd's order: {e}", stacklevel=2)
+        gm.graph.set_codegen(_boxed_codegen())
+        gm.recompile()
+        forward = gm.forward
+
+        def run(args: List[Any]) -> Any:
+            return forward(args)
+
+        run._boxed_call = True  # type: ignore[attr-defined]
+        return run
+
+    return aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph)
