@@ -10,6 +10,8 @@
 //! descendants still needs, and it uses the memory forced at cut ops (ops that every other op
 //! must precede or follow).
 
+pub mod cut;
+
 use crate::graph::Graph;
 use crate::OpIx;
 

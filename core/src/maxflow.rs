@@ -135,6 +135,29 @@ impl Network {
     }
 }
 
+impl Network {
+    /// The nodes on the source side of a minimum cut: those reachable from `s` along edges with
+    /// capacity left. Meaningful after [`Network::max_flow`] returned less than its limit (the
+    /// flow is then maximum).
+    pub fn source_side(&self, s: u32) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes()];
+        seen[s as usize] = true;
+        let mut stack = vec![s];
+        while let Some(u) = stack.pop() {
+            let mut e = self.head[u as usize];
+            while e != NONE {
+                let v = self.to[e as usize];
+                if self.cap[e as usize] > 0 && !seen[v as usize] {
+                    seen[v as usize] = true;
+                    stack.push(v);
+                }
+                e = self.next[e as usize];
+            }
+        }
+        seen
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +180,11 @@ mod tests {
             f.add_edge(a, b, c);
         }
         assert_eq!(f.clone().max_flow(0, 5, u64::MAX), 23);
+        let mut g = f.clone();
+        g.max_flow(0, 5, u64::MAX);
+        // CLRS's minimum cut: {s, v1, v2, v4} on the source side.
+        let side = g.source_side(0);
+        assert_eq!(side, vec![true, true, true, false, true, false]);
         assert_eq!(f.max_flow(0, 5, 10), 10);
     }
 
