@@ -10,6 +10,7 @@
 //! descendants still needs, and it uses the memory forced at cut ops (ops that every other op
 //! must precede or follow).
 
+pub mod branching;
 pub mod cut;
 
 use crate::graph::Graph;

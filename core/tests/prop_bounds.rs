@@ -9,9 +9,10 @@ use order_gen::{
     brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs,
     uniform_dag, wide_layered, Rng,
 };
+use peakorder::bounds::branching::prove;
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
 use peakorder::order::greedy::greedy_order;
-use peakorder::simulate::MemState;
+use peakorder::simulate::{simulate, MemState};
 use peakorder::{Graph, OpIx};
 use proptest::prelude::*;
 
@@ -174,7 +175,7 @@ proptest! {
         let anc = ancestors(&g, &[]).expect("a DAG");
         let net = CutNetwork::new(&g, &[]);
         let upper = during_in(&g, &greedy_order(&g));
-        let b = cut_bound(&g, &net, &upper, 0, &|| false);
+        let b = cut_bound(&g, &net, &upper, 0, 4, &|| false);
         prop_assert!(b.complete);
         let want = (0..g.num_ops() as OpIx)
             .filter_map(|v| brute_cut(&g, &anc, v, 0))
@@ -182,5 +183,22 @@ proptest! {
             .unwrap_or(0);
         prop_assert_eq!(b.bytes, want);
         prop_assert!(b.bytes <= brute_force(&g));
+    }
+
+    /// The proof search's bound is at most the optimum, its order is valid and simulates to
+    /// the peak it reports, and when it finishes the two are the optimum.
+    #[test]
+    fn branching_bound_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10, nodes in 1u64..200) {
+        let g = graph(kind, seed, n);
+        let best = brute_force(&g);
+        let r = prove(&g, greedy_order(&g), 0, nodes, &|| false);
+        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(sim.peak_bytes, r.peak);
+        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
+        prop_assert!(r.peak >= best);
+        if r.finished {
+            prop_assert_eq!(r.bound, best);
+            prop_assert_eq!(r.peak, best);
+        }
     }
 }

@@ -145,6 +145,24 @@ impl CutNetwork {
         self.usable
     }
 
+    /// What every op's cut counts on top of what the downset leaves: the storages live from
+    /// the start and never freed, and the op's own outputs and workspace.
+    pub fn constant_during(&self, g: &Graph, v: OpIx) -> u64 {
+        self.constant
+            .saturating_add(g.alloc(v))
+            .saturating_add(g.workspace(v))
+    }
+
+    /// Predecessors of `v`, the extra arcs included.
+    pub fn preds(&self, v: OpIx) -> &[OpIx] {
+        self.preds_of(v)
+    }
+
+    /// Successors of `v`, the extra arcs included.
+    pub fn succs(&self, v: OpIx) -> &[OpIx] {
+        self.succs_of(v)
+    }
+
     fn preds_of(&self, v: OpIx) -> &[OpIx] {
         &self.preds[self.pred_start[v as usize] as usize..self.pred_start[v as usize + 1] as usize]
     }
@@ -162,10 +180,7 @@ impl CutNetwork {
     /// ops only, whose storages the cut weighs.
     pub fn during(&self, g: &Graph, v: OpIx, before: &[OpIx], cap: u64) -> OpCut {
         let n = g.num_ops();
-        let fixed = self
-            .constant
-            .saturating_add(g.alloc(v))
-            .saturating_add(g.workspace(v));
+        let fixed = self.constant_during(g, v);
         if fixed >= cap || !self.usable {
             return OpCut {
                 bytes: fixed.min(cap),
@@ -341,40 +356,78 @@ pub struct CutBound {
     pub complete: bool,
     /// Maximum flows computed.
     pub flows: usize,
+    /// Up to `keep` (see [`cut_bound`]) computed cuts with their downsets, largest first.
+    pub cuts: Vec<(OpIx, u64, Vec<bool>)>,
 }
 
-/// The largest op cut of `net` (built from `g`, with its extra arcs) and `floor`. `upper[v]` is
-/// an upper bound on v's cut (memory while v runs in an order that keeps the arcs): ops are
-/// taken by it, largest first, and the scan stops once it cannot beat the bound so far, or
-/// when `stop()` turns true (checked before each flow).
+/// The largest op cut of `net` (built from `g`, with its extra arcs) and `floor`.
+///
+/// `upper[v]` is an upper bound on v's cut (memory while v runs in an order that keeps the
+/// arcs): ops are taken by it, largest first, and the scan stops once it cannot beat the bound
+/// so far, or when `stop()` turns true (checked before each flow). Each minimising downset D
+/// found lowers the upper bound of every op that could run right after it (its predecessors in
+/// D, itself not) to live(D) plus that op's own outputs and workspace, which often ends the
+/// scan early. The scan goes on for at least `keep` flows (the ops with the largest upper
+/// bounds), and the `keep` largest cuts are returned with their downsets.
 pub fn cut_bound(
     g: &Graph,
     net: &CutNetwork,
     upper: &[u64],
     floor: u64,
+    keep: usize,
     stop: &dyn Fn() -> bool,
 ) -> CutBound {
-    let mut by_upper: Vec<OpIx> = (0..g.num_ops() as OpIx).collect();
-    by_upper.sort_by_key(|&v| std::cmp::Reverse(upper[v as usize]));
+    use std::collections::BinaryHeap;
+    let n = g.num_ops();
+    let mut ub = upper.to_vec();
+    let mut heap: BinaryHeap<(u64, OpIx)> = (0..n as OpIx).map(|v| (ub[v as usize], v)).collect();
+    let mut done = vec![false; n];
     let mut best = CutBound {
         bytes: floor,
         op: None,
         complete: true,
         flows: 0,
+        cuts: Vec::new(),
     };
-    for v in by_upper {
-        if upper[v as usize] <= best.bytes {
+    while let Some((u, v)) = heap.pop() {
+        if done[v as usize] || u != ub[v as usize] {
+            continue; // stale: its upper bound was lowered since
+        }
+        if u <= best.bytes && best.flows >= keep {
             break;
         }
         if stop() {
             best.complete = false;
             break;
         }
-        let c = net.during(g, v, &[], upper[v as usize]);
+        done[v as usize] = true;
+        // One byte over the upper bound: the cut stays under the cap, so its downset is known.
+        let c = net.during(g, v, &[], u.saturating_add(1));
         best.flows += 1;
         if c.bytes > best.bytes {
             best.bytes = c.bytes;
             best.op = Some(v);
+        }
+        let Some(set) = c.before else { continue };
+        let live = c.bytes - net.constant_during(g, v) + net.constant;
+        for w in 0..n as OpIx {
+            if done[w as usize] || set[w as usize] {
+                continue;
+            }
+            if net.preds(w).iter().all(|&p| set[p as usize]) {
+                let via = live.saturating_add(g.alloc(w)).saturating_add(g.workspace(w));
+                if via < ub[w as usize] {
+                    ub[w as usize] = via;
+                    heap.push((via, w));
+                }
+            }
+        }
+        if keep > 0 {
+            let at = best.cuts.partition_point(|x| x.1 >= c.bytes);
+            if at < keep {
+                best.cuts.insert(at, (v, c.bytes, set));
+                best.cuts.truncate(keep);
+            }
         }
     }
     best
