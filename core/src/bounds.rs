@@ -12,6 +12,7 @@
 
 pub mod branching;
 pub mod cut;
+pub mod last_of_set;
 
 use crate::graph::Graph;
 use crate::OpIx;

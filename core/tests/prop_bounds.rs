@@ -11,6 +11,7 @@ use order_gen::{
 };
 use peakorder::bounds::branching::prove;
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
+use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound};
 use peakorder::order::greedy::greedy_order;
 use peakorder::simulate::{simulate, MemState};
 use peakorder::{Graph, OpIx};
@@ -200,5 +201,32 @@ proptest! {
             prop_assert_eq!(r.bound, best);
             prop_assert_eq!(r.peak, best);
         }
+    }
+
+    /// The last-of-set bound of each candidate set is exactly the least, over the ops of the
+    /// set that can run last, of the brute-force cut with the rest of the set before it; the
+    /// bound over all sets is at most the optimum.
+    #[test]
+    fn last_of_set_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let anc = ancestors(&g, &[]).expect("a DAG");
+        let net = CutNetwork::new(&g, &[]);
+        let upper = during_in(&g, &greedy_order(&g));
+        let best = brute_force(&g);
+        let sets = candidate_sets(&g, &net);
+        for s in &sets {
+            let want = s
+                .iter()
+                .filter_map(|&x| {
+                    let rest: u64 = s.iter().filter(|&&y| y != x).map(|&y| 1u64 << y).sum();
+                    brute_cut(&g, &anc, x, rest)
+                })
+                .min()
+                .expect("some op of a set runs last");
+            let got = last_of_set_bound(&g, &net, std::slice::from_ref(s), &upper, 0, u64::MAX, &|| false);
+            prop_assert_eq!(got.bytes, want, "set {:?}", s);
+        }
+        let all = last_of_set_bound(&g, &net, &sets, &upper, 0, u64::MAX, &|| false);
+        prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
     }
 }

@@ -31,7 +31,8 @@ use crate::graph::Graph;
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-use super::cut::{cut_bound, during_in, CutNetwork};
+use super::cut::{cut_bound_known, during_in, has, to_bits, CutNetwork, Known};
+use super::last_of_set::{candidate_sets, last_of_set_bound};
 
 /// Downsets kept per node to choose the next pair from.
 const KEEP_CUTS: usize = 12;
@@ -44,8 +45,8 @@ pub struct Proof {
     /// The best order found (the incumbent passed in, or a better one) and its peak.
     pub order: Vec<OpIx>,
     pub peak: u64,
-    /// True when the bound is the root's cut bound (or the floor), not raised by branching.
-    pub root_only: bool,
+    /// Which bound gave `bound`.
+    pub source: Source,
     /// Nodes evaluated and maximum flows computed.
     pub nodes: u64,
     pub flows: u64,
@@ -53,10 +54,35 @@ pub struct Proof {
     pub finished: bool,
 }
 
+/// Which bound a [`Proof`]'s bound comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The floor the caller passed in.
+    Floor,
+    /// The whole-graph cut bound ([`super::cut`]).
+    Cut,
+    /// The last-of-set bound ([`super::last_of_set`]).
+    LastOfSet,
+    /// Precedence branching (this module).
+    Branching,
+}
+
 struct Node {
     arcs: Vec<(OpIx, OpIx)>,
     bound: u64,
     order: Vec<OpIx>,
+    /// The cuts computed for this node (each exact while its downset stays one).
+    known: Vec<(OpIx, Known)>,
+}
+
+/// The cuts of `known` still valid once `x` must run before `y`: those whose downset holds y
+/// without x (or that are y's own, without x) are ruled out.
+fn still_valid(known: &[(OpIx, Known)], x: OpIx, y: OpIx) -> Vec<(OpIx, Known)> {
+    known
+        .iter()
+        .filter(|(v, k)| has(&k.before, x) || (!has(&k.before, y) && *v != y))
+        .cloned()
+        .collect()
 }
 
 /// Whether `v` is reachable from `u` along the graph's edges and `arcs`.
@@ -130,22 +156,23 @@ fn repair(g: &Graph, net: &CutNetwork, order: &[OpIx], x: OpIx, y: OpIx) -> Vec<
 /// "x before y" rules out D_b while "y before x" rules out D_a. Returns such (x, y) for the
 /// first inconsistent pair of cuts, largest cuts first; x is a itself when it can be, else the
 /// last such op in `order` (so that the arc moves as much as it can), and likewise y.
-fn inconsistent_pair(order: &[OpIx], cuts: &[(OpIx, u64, Vec<bool>)]) -> Option<(OpIx, OpIx)> {
-    let pick = |a: OpIx, da: &[bool], db: &[bool]| -> Option<OpIx> {
-        if !db[a as usize] {
+fn inconsistent_pair(order: &[OpIx], cuts: &[(OpIx, Known)]) -> Option<(OpIx, OpIx)> {
+    let pick = |a: OpIx, da: &[u64], db: &[u64]| -> Option<OpIx> {
+        if !has(db, a) {
             return Some(a);
         }
         order
             .iter()
             .rev()
             .copied()
-            .find(|&u| da[u as usize] && !db[u as usize])
+            .find(|&u| has(da, u) && !has(db, u))
     };
-    for (i, (a, _, da)) in cuts.iter().enumerate() {
-        for (b, _, db) in &cuts[i + 1..] {
+    for (i, (a, ka)) in cuts.iter().enumerate() {
+        for (b, kb) in &cuts[i + 1..] {
             if a == b {
                 continue;
             }
+            let (da, db) = (&ka.before, &kb.before);
             if let (Some(x), Some(y)) = (pick(*a, da, db), pick(*b, db, da)) {
                 return Some((x, y));
             }
@@ -157,18 +184,25 @@ fn inconsistent_pair(order: &[OpIx], cuts: &[(OpIx, u64, Vec<bool>)]) -> Option<
 /// An order in which every cut of `cuts` (pairwise consistent, see [`inconsistent_pair`])
 /// holds: the cuts by downset size, each downset's new ops then its op, the rest after, each
 /// group in `order`'s order (so the graph's edges and any arc `order` keeps are kept).
-fn realize(order: &[OpIx], cuts: &[(OpIx, u64, Vec<bool>)]) -> Vec<OpIx> {
+fn realize(order: &[OpIx], cuts: &[(OpIx, Known)]) -> Vec<OpIx> {
     let mut by_size: Vec<usize> = (0..cuts.len()).collect();
-    by_size.sort_by_key(|&i| cuts[i].2.iter().filter(|&&b| b).count());
+    by_size.sort_by_key(|&i| {
+        cuts[i]
+            .1
+            .before
+            .iter()
+            .map(|w| w.count_ones())
+            .sum::<u32>()
+    });
     let mut placed = vec![false; order.len()];
     let mut out = Vec::with_capacity(order.len());
     for i in by_size {
-        let (v, _, before) = &cuts[i];
+        let (v, k) = &cuts[i];
         if placed[*v as usize] {
             continue;
         }
         for &u in order {
-            if before[u as usize] && !placed[u as usize] {
+            if has(&k.before, u) && !placed[u as usize] {
                 placed[u as usize] = true;
                 out.push(u);
             }
@@ -199,17 +233,23 @@ const PER_ROUND: usize = 4;
 /// downsets of the largest cuts. Then either two of them are inconsistent (the pair to branch
 /// on), or they all hold in one order: if its peak is the bound, the node is solved; if not,
 /// the ops above the bound in it get their cuts too, and the check repeats.
+#[allow(clippy::too_many_arguments)]
 fn evaluate(
     g: &Graph,
     arcs: Vec<(OpIx, OpIx)>,
     order: Vec<OpIx>,
+    inherited: Vec<(OpIx, Known)>,
     floor: u64,
     flows: &mut u64,
     stop: &dyn Fn() -> bool,
 ) -> Eval {
     let net = CutNetwork::new(g, &arcs);
     let upper = during_in(g, &order);
-    let c = cut_bound(g, &net, &upper, floor, KEEP_CUTS, stop);
+    let mut known: Vec<Option<Known>> = vec![None; g.num_ops()];
+    for (v, k) in inherited {
+        known[v as usize] = Some(k);
+    }
+    let c = cut_bound_known(g, &net, &upper, &mut known, floor, KEEP_CUTS, stop);
     *flows += c.flows as u64;
     let bound = c.bytes;
     let mut cuts = c.cuts;
@@ -235,6 +275,14 @@ fn evaluate(
             let mut above: Vec<OpIx> = (0..g.num_ops() as OpIx)
                 .filter(|&u| d[u as usize] > bound && cuts.iter().all(|x| x.0 != u))
                 .collect();
+            // Cuts already known need no flow.
+            let fresh = above.len();
+            for &u in &above[..fresh] {
+                if let Some(k) = &known[u as usize] {
+                    cuts.push((u, k.clone()));
+                }
+            }
+            above.retain(|&u| known[u as usize].is_none());
             above.sort_by_key(|&u| Reverse(d[u as usize]));
             if above.is_empty() {
                 break; // the start or the end is above the bound, not an op
@@ -247,7 +295,12 @@ fn evaluate(
                 let cu = net.during(g, u, &[], d[u as usize].saturating_add(1));
                 *flows += 1;
                 if let Some(before) = cu.before {
-                    cuts.push((u, cu.bytes, before));
+                    let k = Known {
+                        bytes: cu.bytes,
+                        before: to_bits(&before),
+                    };
+                    known[u as usize] = Some(k.clone());
+                    cuts.push((u, k));
                 }
             }
         }
@@ -255,8 +308,18 @@ fn evaluate(
     if pair.is_none() && peak > bound {
         pair = inconsistent_pair(&order, &cuts);
     }
+    let known = known
+        .into_iter()
+        .enumerate()
+        .filter_map(|(v, k)| k.map(|k| (v as OpIx, k)))
+        .collect();
     Eval {
-        node: Node { arcs, bound, order },
+        node: Node {
+            arcs,
+            bound,
+            order,
+            known,
+        },
         complete,
         pair,
     }
@@ -277,7 +340,25 @@ pub fn prove(
     let mut best = incumbent.clone();
     let mut flows = 0u64;
     let mut nodes = 1u64;
-    let root = evaluate(g, Vec::new(), incumbent, floor, &mut flows, stop);
+    let mut root = evaluate(g, Vec::new(), incumbent, Vec::new(), floor, &mut flows, stop);
+    let mut source = if root.node.bound > floor {
+        Source::Cut
+    } else {
+        Source::Floor
+    };
+    if root.complete && root.node.bound < best_peak {
+        // The last-of-set bound holds for the whole graph, so it floors every node.
+        let net = CutNetwork::new(g, &[]);
+        let sets = candidate_sets(g, &net);
+        let upper = during_in(g, &root.node.order);
+        let los = last_of_set_bound(g, &net, &sets, &upper, root.node.bound, best_peak, stop);
+        flows += los.flows as u64;
+        if los.bytes > root.node.bound {
+            root.node.bound = los.bytes;
+            source = Source::LastOfSet;
+        }
+        root.complete = los.complete;
+    }
     let root_bound = root.node.bound.min(best_peak);
     let offer = |order: &[OpIx], best: &mut Vec<OpIx>, best_peak: &mut u64| {
         let p = peak_of(g, order);
@@ -289,7 +370,11 @@ pub fn prove(
     offer(&root.node.order, &mut best, &mut best_peak);
     let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
         bound: bound.min(best_peak),
-        root_only: bound.min(best_peak) <= root_bound,
+        source: if bound.min(best_peak) > root_bound {
+            Source::Branching
+        } else {
+            source
+        },
         order: best,
         peak: best_peak,
         nodes,
@@ -324,6 +409,7 @@ pub fn prove(
             return finish(bound, best, best_peak, nodes, flows, false);
         };
         open.pop();
+        if std::env::var("BBDBG").is_ok() { eprintln!("pop bound {bound} arcs {} pair {}->{} known {}", node.arcs.len(), g.ops()[u as usize].id, g.ops()[v as usize].id, node.known.len()); }
         // Neither op can precede the other (each is outside a downset that holds the other),
         // so neither arc closes a cycle; checked anyway, as a cycle would void the bounds.
         let probe = CutNetwork::new(g, &node.arcs);
@@ -338,7 +424,8 @@ pub fn prove(
             let order = repair(g, &net, &node.order, x, y);
             offer(&order, &mut best, &mut best_peak);
             nodes += 1;
-            let child = evaluate(g, arcs, order, node.bound, &mut flows, stop);
+            let inherited = still_valid(&node.known, x, y);
+            let child = evaluate(g, arcs, order, inherited, node.bound, &mut flows, stop);
             offer(&child.node.order, &mut best, &mut best_peak);
             if !child.complete {
                 // Cut short: this node (the least open bound) still bounds every order.

@@ -23,6 +23,8 @@
 //! The same network takes extra precedence arcs ("x runs before y"), which is what the proof
 //! search of [`super::branching`] needs, and reports the minimising downset.
 
+use std::rc::Rc;
+
 use crate::graph::Graph;
 use crate::maxflow::{Network, INF};
 use crate::OpIx;
@@ -61,7 +63,8 @@ pub struct CutNetwork {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpCut {
     /// The least memory while the op runs, over every order (with the extra arcs); or the cap
-    /// the caller gave, when the cut reaches it (or no order keeps the arcs).
+    /// the caller gave, when the cut reaches it; `u64::MAX` when no order runs the ops asked
+    /// for before it.
     pub bytes: u64,
     /// The ops of a minimising downset (those that run before the op), when `bytes` is below
     /// the cap.
@@ -172,8 +175,8 @@ impl CutNetwork {
     }
 
     /// The least memory while `v` runs over every order that keeps the network's arcs and runs
-    /// every op of `before` before `v`; or `cap` once the cut is known to reach it (also when
-    /// no such order exists).
+    /// every op of `before` before `v`; or `cap` once the cut is known to reach it; or
+    /// `u64::MAX` when no such order exists (an op of `before` must follow `v`).
     ///
     /// v's ancestors (and `before`'s) run before it and its descendants after it in every such
     /// order, so they are merged into the source and the sink: the flow runs over the other
@@ -188,7 +191,7 @@ impl CutNetwork {
             };
         }
         let infeasible = OpCut {
-            bytes: cap,
+            bytes: u64::MAX,
             before: None,
         };
         // Sides: after (v and its descendants), before (ancestors of v and of `before`), free.
@@ -345,6 +348,33 @@ impl CutNetwork {
     }
 }
 
+/// A set of ops as bits (op v is bit v % 64 of word v / 64).
+pub type Bits = Rc<[u64]>;
+
+/// Whether op `v` is in `bits`.
+pub fn has(bits: &[u64], v: OpIx) -> bool {
+    bits[v as usize / 64] >> (v % 64) & 1 == 1
+}
+
+/// A set of ops given as flags, as [`Bits`].
+pub fn to_bits(set: &[bool]) -> Bits {
+    let mut w = vec![0u64; set.len().div_ceil(64)];
+    for (v, &b) in set.iter().enumerate() {
+        if b {
+            w[v / 64] |= 1 << (v % 64);
+        }
+    }
+    w.into()
+}
+
+/// An op's cut with its minimising downset: known exactly, as long as the downset stays a
+/// downset (arcs added later can only rule it out, never lower the cut).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Known {
+    pub bytes: u64,
+    pub before: Bits,
+}
+
 /// The cut bound of a whole graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CutBound {
@@ -356,8 +386,8 @@ pub struct CutBound {
     pub complete: bool,
     /// Maximum flows computed.
     pub flows: usize,
-    /// Up to `keep` (see [`cut_bound`]) computed cuts with their downsets, largest first.
-    pub cuts: Vec<(OpIx, u64, Vec<bool>)>,
+    /// Up to `keep` (see [`cut_bound`]) of the largest cuts seen, with their downsets.
+    pub cuts: Vec<(OpIx, Known)>,
 }
 
 /// The largest op cut of `net` (built from `g`, with its extra arcs) and `floor`.
@@ -367,8 +397,8 @@ pub struct CutBound {
 /// so far, or when `stop()` turns true (checked before each flow). Each minimising downset D
 /// found lowers the upper bound of every op that could run right after it (its predecessors in
 /// D, itself not) to live(D) plus that op's own outputs and workspace, which often ends the
-/// scan early. The scan goes on for at least `keep` flows (the ops with the largest upper
-/// bounds), and the `keep` largest cuts are returned with their downsets.
+/// scan early. The scan goes on for at least `keep` cuts (the ops with the largest upper
+/// bounds), and the `keep` largest are returned with their downsets.
 pub fn cut_bound(
     g: &Graph,
     net: &CutNetwork,
@@ -377,9 +407,26 @@ pub fn cut_bound(
     keep: usize,
     stop: &dyn Fn() -> bool,
 ) -> CutBound {
+    cut_bound_known(g, net, upper, &mut vec![None; g.num_ops()], floor, keep, stop)
+}
+
+/// [`cut_bound`] with cuts already known (`known[v]`, e.g. from the same graph with fewer
+/// arcs, each still valid: its downset is a downset of `net`): those need no flow. Every cut
+/// computed is recorded in `known`.
+pub fn cut_bound_known(
+    g: &Graph,
+    net: &CutNetwork,
+    upper: &[u64],
+    known: &mut [Option<Known>],
+    floor: u64,
+    keep: usize,
+    stop: &dyn Fn() -> bool,
+) -> CutBound {
     use std::collections::BinaryHeap;
     let n = g.num_ops();
-    let mut ub = upper.to_vec();
+    let mut ub: Vec<u64> = (0..n)
+        .map(|v| known[v].as_ref().map_or(upper[v], |k| k.bytes))
+        .collect();
     let mut heap: BinaryHeap<(u64, OpIx)> = (0..n as OpIx).map(|v| (ub[v as usize], v)).collect();
     let mut done = vec![false; n];
     let mut best = CutBound {
@@ -393,39 +440,54 @@ pub fn cut_bound(
         if done[v as usize] || u != ub[v as usize] {
             continue; // stale: its upper bound was lowered since
         }
-        if u <= best.bytes && best.flows >= keep {
-            break;
-        }
-        if stop() {
-            best.complete = false;
+        if u <= best.bytes && best.cuts.len() >= keep {
             break;
         }
         done[v as usize] = true;
-        // One byte over the upper bound: the cut stays under the cap, so its downset is known.
-        let c = net.during(g, v, &[], u.saturating_add(1));
-        best.flows += 1;
-        if c.bytes > best.bytes {
-            best.bytes = c.bytes;
+        let k = match &known[v as usize] {
+            Some(k) => k.clone(),
+            None => {
+                if stop() {
+                    best.complete = false;
+                    break;
+                }
+                // One byte over the upper bound: the cut stays under the cap, so its downset
+                // is known.
+                let c = net.during(g, v, &[], u.saturating_add(1));
+                best.flows += 1;
+                let Some(set) = c.before else {
+                    best.bytes = best.bytes.max(c.bytes);
+                    continue;
+                };
+                let live = c.bytes - net.constant_during(g, v) + net.constant;
+                for w in 0..n as OpIx {
+                    if done[w as usize] || set[w as usize] || known[w as usize].is_some() {
+                        continue;
+                    }
+                    if net.preds(w).iter().all(|&p| set[p as usize]) {
+                        let via = live.saturating_add(g.alloc(w)).saturating_add(g.workspace(w));
+                        if via < ub[w as usize] {
+                            ub[w as usize] = via;
+                            heap.push((via, w));
+                        }
+                    }
+                }
+                let k = Known {
+                    bytes: c.bytes,
+                    before: to_bits(&set),
+                };
+                known[v as usize] = Some(k.clone());
+                k
+            }
+        };
+        if k.bytes > best.bytes {
+            best.bytes = k.bytes;
             best.op = Some(v);
         }
-        let Some(set) = c.before else { continue };
-        let live = c.bytes - net.constant_during(g, v) + net.constant;
-        for w in 0..n as OpIx {
-            if done[w as usize] || set[w as usize] {
-                continue;
-            }
-            if net.preds(w).iter().all(|&p| set[p as usize]) {
-                let via = live.saturating_add(g.alloc(w)).saturating_add(g.workspace(w));
-                if via < ub[w as usize] {
-                    ub[w as usize] = via;
-                    heap.push((via, w));
-                }
-            }
-        }
         if keep > 0 {
-            let at = best.cuts.partition_point(|x| x.1 >= c.bytes);
+            let at = best.cuts.partition_point(|x| x.1.bytes >= k.bytes);
             if at < keep {
-                best.cuts.insert(at, (v, c.bytes, set));
+                best.cuts.insert(at, (v, k));
                 best.cuts.truncate(keep);
             }
         }
