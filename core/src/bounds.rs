@@ -17,6 +17,41 @@ pub mod last_of_set;
 use crate::graph::Graph;
 use crate::OpIx;
 
+/// Which argument gave a lower bound (and, when it meets the plan's peak, proved the plan
+/// optimal). Plans and comparisons report it by [`BoundKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoundKind {
+    /// [`lower_bound`]: what every order must hold at known moments.
+    Simple,
+    /// [`part_lower_bound`]: the exact search's start bound over the parts between cut ops.
+    Part,
+    /// The exact search: it finished (the optimum), or the least f-value it left open.
+    Search,
+    /// Liu's algorithm applied (an optimum).
+    Liu,
+    /// The whole-graph cut bound ([`cut`]).
+    Cut,
+    /// The last-of-set bound ([`last_of_set`]).
+    LastOfSet,
+    /// Precedence branching ([`branching`]).
+    Branching,
+}
+
+impl BoundKind {
+    /// The name in plans (`"proof"`, `"lower_bound_by"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundKind::Simple => "simple",
+            BoundKind::Part => "part",
+            BoundKind::Search => "search",
+            BoundKind::Liu => "liu",
+            BoundKind::Cut => "cut",
+            BoundKind::LastOfSet => "last-of-set",
+            BoundKind::Branching => "branching",
+        }
+    }
+}
+
 /// True when storage `s` is live from the start and never freed.
 fn always_live(g: &Graph, s: u32) -> bool {
     g.tensors()[s as usize].producer.is_none() && (g.pinned(s) || g.users(s).is_empty())

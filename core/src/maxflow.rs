@@ -25,6 +25,16 @@ impl Network {
         }
     }
 
+    /// Empties the network and gives it `nodes` nodes, keeping its allocations (for callers
+    /// that build many networks one after another).
+    pub fn reset(&mut self, nodes: usize) {
+        self.head.clear();
+        self.head.resize(nodes, NONE);
+        self.next.clear();
+        self.to.clear();
+        self.cap.clear();
+    }
+
     pub fn nodes(&self) -> usize {
         self.head.len()
     }

@@ -10,6 +10,7 @@ use order_gen::{
     uniform_dag, wide_layered, Rng,
 };
 use peakorder::bounds::branching::prove;
+use peakorder::bounds::BoundKind;
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
 use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound};
 use peakorder::order::greedy::greedy_order;
@@ -192,7 +193,7 @@ proptest! {
     fn branching_bound_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10, nodes in 1u64..200) {
         let g = graph(kind, seed, n);
         let best = brute_force(&g);
-        let r = prove(&g, greedy_order(&g), 0, nodes, &|| false);
+        let r = prove(&g, greedy_order(&g), &[], (0, BoundKind::Simple), nodes, &|| false);
         let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(sim.peak_bytes, r.peak);
         prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
@@ -211,7 +212,7 @@ proptest! {
         let g = graph(kind, seed, n);
         let anc = ancestors(&g, &[]).expect("a DAG");
         let net = CutNetwork::new(&g, &[]);
-        let upper = during_in(&g, &greedy_order(&g));
+        let order = greedy_order(&g);
         let best = brute_force(&g);
         let sets = candidate_sets(&g, &net);
         for s in &sets {
@@ -223,10 +224,10 @@ proptest! {
                 })
                 .min()
                 .expect("some op of a set runs last");
-            let got = last_of_set_bound(&g, &net, std::slice::from_ref(s), &upper, 0, u64::MAX, &|| false);
+            let got = last_of_set_bound(&g, &net, std::slice::from_ref(s), &[&order], 0, u64::MAX, &|| false);
             prop_assert_eq!(got.bytes, want, "set {:?}", s);
         }
-        let all = last_of_set_bound(&g, &net, &sets, &upper, 0, u64::MAX, &|| false);
+        let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
     }
 }

@@ -27,6 +27,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::bounds::BoundKind;
 use crate::graph::Graph;
 use crate::simulate::peak_of;
 use crate::OpIx;
@@ -45,26 +46,14 @@ pub struct Proof {
     /// The best order found (the incumbent passed in, or a better one) and its peak.
     pub order: Vec<OpIx>,
     pub peak: u64,
-    /// Which bound gave `bound`.
-    pub source: Source,
+    /// Which bound gave `bound`: the floor's kind, [`BoundKind::Cut`],
+    /// [`BoundKind::LastOfSet`] or [`BoundKind::Branching`].
+    pub source: BoundKind,
     /// Nodes evaluated and maximum flows computed.
     pub nodes: u64,
     pub flows: u64,
     /// True when the search ran out of open nodes: `bound` is then final.
     pub finished: bool,
-}
-
-/// Which bound a [`Proof`]'s bound comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// The floor the caller passed in.
-    Floor,
-    /// The whole-graph cut bound ([`super::cut`]).
-    Cut,
-    /// The last-of-set bound ([`super::last_of_set`]).
-    LastOfSet,
-    /// Precedence branching (this module).
-    Branching,
 }
 
 struct Node {
@@ -238,13 +227,13 @@ fn evaluate(
     g: &Graph,
     arcs: Vec<(OpIx, OpIx)>,
     order: Vec<OpIx>,
+    upper: Vec<u64>,
     inherited: Vec<(OpIx, Known)>,
     floor: u64,
     flows: &mut u64,
     stop: &dyn Fn() -> bool,
 ) -> Eval {
     let net = CutNetwork::new(g, &arcs);
-    let upper = during_in(g, &order);
     let mut known: Vec<Option<Known>> = vec![None; g.num_ops()];
     for (v, k) in inherited {
         known[v as usize] = Some(k);
@@ -326,13 +315,16 @@ fn evaluate(
 }
 
 /// Searches for a proof that `incumbent` (a topological order of `g`) is optimal, raising the
-/// lower bound above `floor` (a bound already proven) and improving the order as it goes, until
-/// the two meet, the search runs out of pairs to branch on, `max_nodes` nodes were evaluated,
-/// or `stop()` turns true (read before every flow).
+/// lower bound above `floor` (a bound already proven, and what proved it) and improving the
+/// order as it goes, until the two meet, the search runs out of pairs to branch on,
+/// `max_nodes` nodes were evaluated, or `stop()` turns true (read before every flow). `others`
+/// are more orders of `g` (the other heuristics'): they only tighten the root's upper bounds.
+/// With `max_nodes` 1 only the root is evaluated: the cut and last-of-set bounds.
 pub fn prove(
     g: &Graph,
     incumbent: Vec<OpIx>,
-    floor: u64,
+    others: &[&[OpIx]],
+    floor: (u64, BoundKind),
     max_nodes: u64,
     stop: &dyn Fn() -> bool,
 ) -> Proof {
@@ -340,22 +332,30 @@ pub fn prove(
     let mut best = incumbent.clone();
     let mut flows = 0u64;
     let mut nodes = 1u64;
-    let mut root = evaluate(g, Vec::new(), incumbent, Vec::new(), floor, &mut flows, stop);
-    let mut source = if root.node.bound > floor {
-        Source::Cut
+    // Every known order bounds each op's cut from above: the tighter, the fewer flows.
+    let mut upper = during_in(g, &incumbent);
+    for o in others {
+        for (u, d) in upper.iter_mut().zip(during_in(g, o)) {
+            *u = (*u).min(d);
+        }
+    }
+    let mut root = evaluate(g, Vec::new(), incumbent, upper, Vec::new(), floor.0, &mut flows, stop);
+    let mut source = if root.node.bound > floor.0 {
+        BoundKind::Cut
     } else {
-        Source::Floor
+        floor.1
     };
     if root.complete && root.node.bound < best_peak {
         // The last-of-set bound holds for the whole graph, so it floors every node.
         let net = CutNetwork::new(g, &[]);
         let sets = candidate_sets(g, &net);
-        let upper = during_in(g, &root.node.order);
-        let los = last_of_set_bound(g, &net, &sets, &upper, root.node.bound, best_peak, stop);
+        let mut orders = vec![&root.node.order[..], &best[..]];
+        orders.extend_from_slice(others);
+        let los = last_of_set_bound(g, &net, &sets, &orders, root.node.bound, best_peak, stop);
         flows += los.flows as u64;
         if los.bytes > root.node.bound {
             root.node.bound = los.bytes;
-            source = Source::LastOfSet;
+            source = BoundKind::LastOfSet;
         }
         root.complete = los.complete;
     }
@@ -371,7 +371,7 @@ pub fn prove(
     let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
         bound: bound.min(best_peak),
         source: if bound.min(best_peak) > root_bound {
-            Source::Branching
+            BoundKind::Branching
         } else {
             source
         },
@@ -425,7 +425,8 @@ pub fn prove(
             offer(&order, &mut best, &mut best_peak);
             nodes += 1;
             let inherited = still_valid(&node.known, x, y);
-            let child = evaluate(g, arcs, order, inherited, node.bound, &mut flows, stop);
+            let upper = during_in(g, &order);
+            let child = evaluate(g, arcs, order, upper, inherited, node.bound, &mut flows, stop);
             offer(&child.node.order, &mut best, &mut best_peak);
             if !child.complete {
                 // Cut short: this node (the least open bound) still bounds every order.

@@ -23,6 +23,7 @@
 //! The same network takes extra precedence arcs ("x runs before y"), which is what the proof
 //! search of [`super::branching`] needs, and reports the minimising downset.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::graph::Graph;
@@ -57,6 +58,20 @@ pub struct CutNetwork {
     /// False when the finite capacities could add up to [`INF`]: the network would then not
     /// tell an infinite arc from a sum of sizes, and gives no bound.
     usable: bool,
+    /// Buffers reused from one op's cut to the next.
+    scratch: RefCell<Scratch>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    side: Vec<u8>,
+    local: Vec<u32>,
+    free: Vec<OpIx>,
+    stack: Vec<OpIx>,
+    arcs: Vec<(u32, u32, u64)>,
+    shared: Vec<(u32, u64, usize)>,
+    fans: Vec<u32>,
+    net: Network,
 }
 
 /// One op's minimum cut.
@@ -140,6 +155,7 @@ impl CutNetwork {
             succs,
             constant,
             usable: finite < INF / 2,
+            scratch: RefCell::default(),
         }
     }
 
@@ -194,10 +210,23 @@ impl CutNetwork {
             bytes: u64::MAX,
             before: None,
         };
+        let mut scratch = self.scratch.borrow_mut();
+        let Scratch {
+            side,
+            local,
+            free,
+            stack,
+            arcs,
+            shared,
+            fans,
+            net,
+        } = &mut *scratch;
         // Sides: after (v and its descendants), before (ancestors of v and of `before`), free.
-        let mut side = vec![FREE; n];
+        side.clear();
+        side.resize(n, FREE);
         side[v as usize] = AFTER;
-        let mut stack = vec![v];
+        stack.clear();
+        stack.push(v);
         while let Some(u) = stack.pop() {
             for &w in self.succs_of(u) {
                 if side[w as usize] == FREE {
@@ -233,8 +262,9 @@ impl CutNetwork {
             }
         }
         // Local node numbers: free ops first, then shared storages, then source and sink.
-        let mut local = vec![u32::MAX; n];
-        let mut free = Vec::new();
+        local.clear();
+        local.resize(n, u32::MAX);
+        free.clear();
         for u in 0..n {
             if side[u] == FREE {
                 local[u] = free.len() as u32;
@@ -245,11 +275,11 @@ impl CutNetwork {
         // (from, to, size) arcs of the storages, with u32::MAX for the source / sink for now.
         const SRC: u32 = u32::MAX - 1;
         const SNK: u32 = u32::MAX;
-        let mut arcs: Vec<(u32, u32, u64)> = Vec::new();
+        arcs.clear();
         // Storages with several free readers (and none after v) are nodes of their own: each
         // with its producer, size and the start of its readers in `fans`.
-        let mut shared: Vec<(u32, u64, usize)> = Vec::new();
-        let mut fans: Vec<u32> = Vec::new();
+        shared.clear();
+        fans.clear();
         for st in &self.storages {
             let from = match st.producer {
                 None => SRC,
@@ -304,13 +334,13 @@ impl CutNetwork {
         let nf = free.len() as u32;
         let ns = shared.len() as u32;
         let (src, snk) = (nf + ns, nf + ns + 1);
-        let mut net = Network::new((nf + ns + 2) as usize);
+        net.reset((nf + ns + 2) as usize);
         let node = |x: u32| match x {
             SRC => src,
             SNK => snk,
             x => x,
         };
-        for &(a, b, c) in &arcs {
+        for &(a, b, c) in arcs.iter() {
             net.add_edge(node(a), node(b), c);
         }
         for (k, &(from, size, s0)) in shared.iter().enumerate() {

@@ -9,9 +9,12 @@
 //! all be live together). The sets tried are the readers of each storage and the predecessors
 //! of each op with at least two of them, largest total output first.
 //!
-//! Deciding whether a set can beat the best bound so far takes one flow in most cases: its ops
-//! are tried from the smallest upper bound, and the first whose cut (capped just above the
-//! best) stays at or under the best ends the set.
+//! Most sets need no flow: in any order, the set's last op runs after the rest of the set, so
+//! the memory while it runs in a known order is an upper bound on the set's bound. Sets are
+//! taken by that upper bound, largest first, and the scan stops once it cannot beat the best
+//! bound so far (as the cut scan does). Deciding whether a set can beat the best takes one flow
+//! in most cases: its ops are tried from the smallest upper bound, and the first whose cut
+//! (capped just above the best) stays at or under the best ends the set.
 
 use crate::graph::Graph;
 use crate::OpIx;
@@ -57,20 +60,40 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<Vec<OpIx>> {
     sets
 }
 
-/// The largest last-of-set bound over `sets` and `floor`. `upper[v]` is an upper bound on op
-/// v's cut (memory while it runs in some order), used to try each set's ops cheapest first;
-/// `cap` is a value no bound needs to exceed (the best known peak: at or above it, a bound
-/// proves that order optimal and the exact figure does not matter). `stop()` is read before
-/// each flow.
+/// The largest last-of-set bound over `sets` and `floor`. `orders` are topological orders of
+/// `g` that keep `net`'s arcs (at least one): the memory while each op runs in them bounds its
+/// cut, and while a set's last op runs, the set's bound. `cap` is a value no bound needs to
+/// exceed (the best known peak: at or above it, a bound proves that order optimal and the exact
+/// figure does not matter). `stop()` is read before each flow.
 pub fn last_of_set_bound(
     g: &Graph,
     net: &CutNetwork,
     sets: &[Vec<OpIx>],
-    upper: &[u64],
+    orders: &[&[OpIx]],
     floor: u64,
     cap: u64,
     stop: &dyn Fn() -> bool,
 ) -> LastOfSet {
+    let n = g.num_ops();
+    let mut upper = vec![u64::MAX; n];
+    let mut set_upper = vec![u64::MAX; sets.len()];
+    for order in orders {
+        let during = super::cut::during_in(g, order);
+        let mut pos = vec![0usize; n];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i;
+        }
+        for v in 0..n {
+            upper[v] = upper[v].min(during[v]);
+        }
+        for (k, s) in sets.iter().enumerate() {
+            if let Some(&last) = s.iter().max_by_key(|&&v| pos[v as usize]) {
+                set_upper[k] = set_upper[k].min(during[last as usize]);
+            }
+        }
+    }
+    let mut by_upper: Vec<usize> = (0..sets.len()).collect();
+    by_upper.sort_by_key(|&k| std::cmp::Reverse(set_upper[k]));
     let mut best = LastOfSet {
         bytes: floor,
         set: None,
@@ -78,14 +101,19 @@ pub fn last_of_set_bound(
         flows: 0,
     };
     let mut rest: Vec<OpIx> = Vec::new();
-    'sets: for s in sets {
-        if best.bytes >= cap {
+    'sets: for k in by_upper {
+        let s = &sets[k];
+        if best.bytes >= cap || set_upper[k] <= best.bytes {
             break;
         }
         let mut xs = s.clone();
         xs.sort_by_key(|&x| upper[x as usize]);
         // The least over the ops that can be last, each value capped at `cap`.
+        // The set's bound is at most its upper bound, so each value may be capped there.
+        let cap2 = cap.min(set_upper[k]);
+        let cap1 = best.bytes.saturating_add(1).min(cap2);
         let mut least = u64::MAX;
+        let mut probed = false;
         for &x in &xs {
             if stop() {
                 best.complete = false;
@@ -93,22 +121,24 @@ pub fn last_of_set_bound(
             }
             rest.clear();
             rest.extend(s.iter().copied().filter(|&y| y != x));
-            // First only whether it beats the best (cheap), then its value when it does.
-            let cap1 = best.bytes.saturating_add(1).min(cap);
-            let probe = net.during(g, x, &rest, cap1);
+            // The first op only asks whether the set can beat the best (a flow capped just
+            // above it is cheap); once one op has, the others' values are computed at once.
+            let c = if probed { cap2 } else { cap1 };
+            let cut = net.during(g, x, &rest, c).bytes;
             best.flows += 1;
-            if probe.bytes == u64::MAX {
+            if cut == u64::MAX {
                 continue; // another op of the set must follow x: x is never last
             }
-            if probe.bytes < cap1 {
+            if cut <= best.bytes {
                 continue 'sets; // at or under the best: this set cannot beat it
             }
-            let exact = if cap1 >= cap {
-                cap
+            let exact = if probed || cap1 >= cap2 {
+                cut.min(cap2)
             } else {
                 best.flows += 1;
-                net.during(g, x, &rest, cap).bytes
+                net.during(g, x, &rest, cap2).bytes
             };
+            probed = true;
             least = least.min(exact);
         }
         if least != u64::MAX && least > best.bytes {
