@@ -99,4 +99,14 @@ peak = torch.cuda.max_memory_allocated() / (1024 * 1024) - before
 print(f"eager PyTorch cuda  path-by-path measured {peak:.2f} MiB above inputs")
 PY
 
+# Each area's own CUDA check (scripts/gpu.d/NN-*.sh, in name order): the arena executor,
+# PyTorch through peakorder.torch, Thunder + nvFuser through peakorder.thunder. Each gets the
+# binary in PEAKORDER_BIN and prints its own measured figures; a failing one fails the check.
+export PEAKORDER_BIN="$bin"
+for step in scripts/gpu.d/*.sh; do
+  [ -e "$step" ] || continue
+  echo "== $step"
+  timeout 180 bash "$step" || { echo "$step failed" >&2; status=1; }
+done
+
 exit $status
