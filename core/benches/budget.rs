@@ -69,7 +69,11 @@ fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)
         files.sort();
         for f in files {
             let text = std::fs::read_to_string(&f).expect("read graph");
-            let name = f.file_stem().unwrap_or_default().to_string_lossy().to_string();
+            let name = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
             out.push((name, text));
         }
     }
@@ -86,9 +90,7 @@ fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)
         out.push((name.to_string(), spec.to_json()));
     }
     if quick {
-        out.retain(|(_, text)| {
-            Graph::from_json(text).map_or(true, |g| g.num_ops() <= 5_000)
-        });
+        out.retain(|(_, text)| Graph::from_json(text).map_or(true, |g| g.num_ops() <= 5_000));
     }
     out
 }
@@ -156,7 +158,11 @@ fn overshoot(args: &[String]) {
     println!(
         "overall worst {:.3}: {}",
         worst.iter().map(|w| w.0).fold(0.0, f64::max),
-        if over { "OVER the bound" } else { "within the bound" }
+        if over {
+            "OVER the bound"
+        } else {
+            "within the bound"
+        }
     );
     if over && check {
         std::process::exit(1);

@@ -20,7 +20,7 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
         pos[v as usize] = i;
     }
     let live0 = MemState::new(g).live();
-    let part = Part::new(g, order, &pos, 0, n, live0);
+    let part = Part::new(g, order, &pos, 0, n, live0, &|| false);
     let full = (1usize << n) - 1;
     let preds: Vec<usize> = (0..n)
         .map(|i| {

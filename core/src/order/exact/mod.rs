@@ -78,6 +78,26 @@ const BACK_PER_FORWARD: usize = 8;
 /// up costs O(ops × storages)).
 pub const MAX_PART_OPS: usize = 1024;
 
+/// Parts of at least this many ops read the clock before each child of an expansion.
+const CHECK_EACH_CHILD_OPS: usize = 128;
+
+/// About how long setting up a part of `ops` takes, in milliseconds. Two terms dominate: for
+/// each storage each op reads, all its users (0.25 µs each, measured on a 1,004-op workflow
+/// whose 1,000 tasks read one input: 1.0M of them, 250 ms), and every op against every storage
+/// of the part (5 ns each: a 1,024-op elimination tree, 2M pairs, 10 ms).
+fn setup_ms(g: &Graph, ops: &[OpIx]) -> f64 {
+    let (mut readers, mut storages) = (0u64, 0u64);
+    for &v in ops {
+        readers += g
+            .reads(v)
+            .iter()
+            .map(|&s| g.users(s).len() as u64 + 1)
+            .sum::<u64>();
+        storages += (g.reads(v).len() + g.creates(v).len()) as u64;
+    }
+    readers as f64 * 3e-4 + (ops.len() as u64 * storages) as f64 * 6e-6
+}
+
 /// Positions in `order` (a topological order) of its cut ops: ops that every other op precedes
 /// or follows. Linear time: the op at position i is a cut when every earlier op has a successor
 /// at or before i (so, inductively, reaches it) and every later op a predecessor at or after i.
@@ -148,7 +168,7 @@ pub fn cut_part_bound_until(
     let cuts = cut_positions(g, order);
     for c in cuts.iter().copied().chain(std::iter::once(n)) {
         if c > start && c - start <= max_part_ops && !stop() {
-            let part = Part::new(g, order, &pos, start, c, live_before[start]);
+            let part = Part::new(g, order, &pos, start, c, live_before[start], stop);
             bound = bound.max(part.static_bound());
         }
         if c < n {
@@ -177,6 +197,7 @@ impl From<Exact> for Ordering {
             order: e.order,
             proven_optimal: e.optimal,
             lower_bound: Some(e.lower_bound),
+            bound_by: Some(crate::bounds::BoundKind::Search),
         }
     }
 }
@@ -185,6 +206,14 @@ impl From<Exact> for Ordering {
 /// order known). Never fails: when the budget runs out it returns the best order found and a
 /// proven lower bound.
 pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
+    exact_search_above(g, budget, incumbent, 0)
+}
+
+/// [`exact_search`] with `floor`, a lower bound already proven (e.g. the whole-graph cut
+/// bound): an incumbent at the floor is optimal at once, and the floor is the least bound the
+/// search reports.
+pub fn exact_search_above(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>, floor: u64) -> Exact {
+    let given_floor = floor;
     let n = g.num_ops();
     // The memory before and during each step of the incumbent.
     let mut state = MemState::new(g);
@@ -195,14 +224,14 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
         during.push(state.run(v).0);
     }
     let ub_peak = during.iter().copied().fold(g.inputs_bytes(), u64::max);
-    let mut floor = lower_bound(g).min(ub_peak);
+    let mut floor = lower_bound(g).max(given_floor).min(ub_peak);
     let mut ctx = Ctx {
         states: 0,
         budget,
         stopped: false,
         best_peak: ub_peak,
         others: 0,
-        check_every: (4_096 / n.max(1) as u64).clamp(1, 256),
+        check_every: (512 / n.max(1) as u64).clamp(1, 256),
         since_check: 0,
         checks: 0,
     };
@@ -250,13 +279,25 @@ pub fn exact_search(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>) -> Exact {
             peak = peak.max(ub);
             continue;
         }
-        if b - a > MAX_PART_OPS {
-            // Too wide to search state by state; keep the incumbent's part.
+        let too_slow = || {
+            // Setting a part up reads, for every storage an op reads, all its users: with one
+            // input read by a thousand ops that is a million steps. Not when it would not end
+            // before the deadline.
+            budget.deadline_ms.is_some_and(|d| {
+                let left = d - budget.clock.now_ms();
+                setup_ms(g, &incumbent[a..b]) > left
+            })
+        };
+        if b - a > MAX_PART_OPS || ctx.stopped || budget.expired() || too_slow() {
+            // Too wide to search state by state, or out of time: keep the incumbent's part.
+            ctx.stopped |= b - a <= MAX_PART_OPS;
             all_proven = false;
             peak = peak.max(ub);
             continue;
         }
-        let part = Part::new(g, &incumbent, &pos, a, b, live_before[a]);
+        let part = Part::new(g, &incumbent, &pos, a, b, live_before[a], &|| {
+            budget.expired()
+        });
         floor = floor.max(part.static_bound().min(ub));
         if ub <= floor {
             peak = peak.max(ub);
@@ -316,7 +357,8 @@ struct Ctx<'b, 'a> {
     /// Largest best peak among the parts other than the one being searched.
     others: u64,
     /// Expansions between clock reads (fewer for large parts, whose expansions cost more): at
-    /// 60 ops every 68, well under a millisecond.
+    /// 60 ops every 8; from 512 ops on, every one (an expansion of a 446-op part can take
+    /// milliseconds).
     check_every: u64,
     /// Expansions since the clock was last read, and clock reads so far.
     since_check: u64,
@@ -455,15 +497,32 @@ struct Rec {
 impl Part {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
     /// `live0` the memory after `order[..a]`.
-    fn new(g: &Graph, order: &[OpIx], pos: &[usize], a: usize, b: usize, live0: u64) -> Part {
-        Part::of_ops(g, &order[a..b], pos, a, live0)
+    fn new(
+        g: &Graph,
+        order: &[OpIx],
+        pos: &[usize],
+        a: usize,
+        b: usize,
+        live0: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> Part {
+        Part::of_ops(g, &order[a..b], pos, a, live0, stop)
     }
 
     /// A part made of `ops` (listed in a topological order): ops at positions before `a` in the
     /// order `pos` describes have run, `live0` is the memory then, and every other op runs
     /// after the part (or alongside it, when `ops` is one independent component of a part: what
     /// they read is never freed here).
-    fn of_ops(g: &Graph, ops: &[OpIx], pos: &[usize], a: usize, live0: u64) -> Part {
+    /// The part of `ops`. Its pair tables and start cut (O(ops²) and one flow per op) are left
+    /// out, or cut short, once `stop()` is true: the bounds are then weaker, never wrong.
+    fn of_ops(
+        g: &Graph,
+        ops: &[OpIx],
+        pos: &[usize],
+        a: usize,
+        live0: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> Part {
         let m = ops.len();
         let words = m.div_ceil(64).max(1);
         let mut index: HashMap<OpIx, u32> = HashMap::with_capacity(m);
@@ -606,6 +665,7 @@ impl Part {
             &cross,
             &step,
             untouched,
+            stop,
         );
         let PairTables {
             pairs,
@@ -725,8 +785,8 @@ impl Part {
             cross,
             made,
         };
-        if (2..=MAX_PAIR_OPS).contains(&m) {
-            part.cut = Some(cut::CutNet::new(&part));
+        if (2..=MAX_PAIR_OPS).contains(&m) && !stop() {
+            part.cut = Some(cut::CutNet::new(&part, stop));
         }
         part
     }
@@ -1363,6 +1423,9 @@ impl Part {
                 break; // nothing open can beat the best order
             }
             lb = lb.max(f);
+            if ctx.stopped {
+                break; // cut short in the middle of an expansion (below): `lb` still holds
+            }
             if recs[id as usize].g < gv {
                 open.pop();
                 continue; // stale: reached again with a lower peak
@@ -1450,6 +1513,12 @@ impl Part {
             expanded += 1;
             self.ready_mask(&set, &mut ready);
             for i in (0..m as u32).filter(|&i| has(&ready, i)) {
+                // On large parts one child's bound can take a millisecond: the clock is read
+                // per child. Stopping here leaves `lb` true: every child's f is at least f.
+                if m >= CHECK_EACH_CHILD_OPS && ctx.budget.expired() {
+                    ctx.stopped = true;
+                    break;
+                }
                 let d = rec.live + self.step[i as usize];
                 let gc = rec.g.max(d);
                 if gc >= ub {

@@ -28,6 +28,7 @@ pub(super) const MAX_PAIRS: usize = 2048;
 /// So every order from a state where u and v are still to run has a peak of at least
 /// min(need(v) + max(unmade P(u, v), V(u, v)), need(u) + max(unmade P(v, u), V(v, u))). Only
 /// pairs where both sides can add something are kept: (u, v, potential, V(u, v), V(v, u)).
+/// Once `stop()` is true no more pairs are looked for.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pair_sets(
     m: usize,
@@ -43,6 +44,7 @@ pub(super) fn pair_sets(
     cross: &[u64],
     step: &[u64],
     untouched: u64,
+    stop: &dyn Fn() -> bool,
 ) -> PairTables {
     if !(2..=MAX_PAIR_OPS).contains(&m) {
         return PairTables::default();
@@ -143,6 +145,11 @@ pub(super) fn pair_sets(
     let p_weight = |u: usize, v: usize| weight((0..st_words).map(|w| p_word(u, v, w)), st_size);
     let mut found: Vec<(Pair, Vec<u64>, Vec<u64>)> = Vec::new();
     for u in 0..m {
+        // O(ops) pairs per u, each O(ops) common descendants: out of time, the pairs found so
+        // far (each a bound of its own) are kept.
+        if stop() {
+            break;
+        }
         let du = &desc[u * words..(u + 1) * words];
         for v in u + 1..m {
             // Local indices are a topological order: v can only be a descendant of u.
