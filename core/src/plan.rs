@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use serde::Serialize;
 
-use crate::bounds::{part_lower_bound, part_lower_bound_until};
+use crate::bounds::{lower_bound, part_lower_bound, part_lower_bound_until, BoundKind};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
@@ -211,6 +211,8 @@ pub struct Ordering {
     pub proven_optimal: bool,
     /// A lower bound the method proved, beyond [`crate::bounds::lower_bound`].
     pub lower_bound: Option<u64>,
+    /// What gave `lower_bound` (or proved the order optimal).
+    pub bound_by: Option<BoundKind>,
 }
 
 impl Ordering {
@@ -220,6 +222,7 @@ impl Ordering {
             order,
             proven_optimal: false,
             lower_bound: None,
+            bound_by: None,
         }
     }
 }
@@ -242,6 +245,7 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
             order,
             proven_optimal: true,
             lower_bound: None,
+            bound_by: Some(BoundKind::Liu),
         }),
         Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
         Method::Auto => Ok(order::auto::auto_order(g, budget)),
@@ -259,6 +263,11 @@ pub struct Plan {
     pub lower_bound_bytes: u64,
     /// True only when proven: the peak equals the lower bound, or an exact method finished.
     pub optimal: bool,
+    /// What proved the plan optimal ([`BoundKind::name`]: `"liu"`, `"search"`, `"cut"`,
+    /// `"last-of-set"`, `"branching"`, `"part"`, `"simple"`); `None` unless `optimal`.
+    pub proof: Option<&'static str>,
+    /// What gave `lower_bound_bytes` (the same names).
+    pub lower_bound_by: &'static str,
     pub method: String,
     /// Peak of the file's order; `None` when the file's order is not topological.
     pub program_order_peak_bytes: Option<u64>,
@@ -312,6 +321,43 @@ fn plan_one<'a>(
     Ok((ordering, peak, elapsed))
 }
 
+/// The best lower bound for a plan of `g` whose order (of `method`) peaks at `peak`, and what
+/// gave it. A proven optimum is itself the best bound. Otherwise, the method's own bound, the
+/// part bound and (for the methods that do not compute it themselves) the whole-graph cut
+/// bound with the plan's order for its upper bounds: the last two cost tens of milliseconds on
+/// large graphs, so they share the search's deadline (`stop`); past it, the bounds in hand
+/// are reported (still true, maybe less tight).
+fn plan_bound(
+    g: &Graph,
+    method: Method,
+    ordering: &Ordering,
+    peak: u64,
+    stop: &dyn Fn() -> bool,
+) -> (u64, BoundKind) {
+    if ordering.proven_optimal {
+        return (peak, ordering.bound_by.unwrap_or(BoundKind::Search));
+    }
+    let offer = |best: &mut (u64, BoundKind), b: u64, by: BoundKind| {
+        if b > best.0 {
+            *best = (b, by);
+        }
+    };
+    let mut best = (lower_bound(g), BoundKind::Simple);
+    if let Some(b) = ordering.lower_bound {
+        offer(&mut best, b, ordering.bound_by.unwrap_or(BoundKind::Search));
+    }
+    if best.0 < peak {
+        offer(&mut best, part_lower_bound_until(g, stop), BoundKind::Part);
+    }
+    if best.0 < peak && method != Method::Auto && !stop() {
+        let net = crate::bounds::cut::CutNetwork::new(g, &[]);
+        let upper = crate::bounds::cut::during_in(g, &ordering.order);
+        let c = crate::bounds::cut::cut_bound(g, &net, &upper, best.0, 0, stop);
+        offer(&mut best, c.bytes, BoundKind::Cut);
+    }
+    (best.0.min(peak), best.1)
+}
+
 /// Plans `g` with `opts.method`.
 pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Error> {
     plan_hooked(g, opts, clock, &Hooks::default())
@@ -326,22 +372,16 @@ pub fn plan_hooked<'a>(
 ) -> Result<Plan, Error> {
     let budget = make_budget(opts, clock, clock.now_ms(), hooks);
     let (ordering, peak, elapsed_ms) = plan_one(g, opts, clock, hooks)?;
-    // A proven optimum is itself the best lower bound. The stronger part bound costs tens of
-    // milliseconds on a 5,000-op graph, so it shares the search's deadline: past it, only the
-    // linear bound and the search's own are reported (still true, maybe less tight).
-    let bound = if ordering.proven_optimal {
-        peak
-    } else {
-        part_lower_bound_until(g, &|| budget.expired())
-            .max(ordering.lower_bound.unwrap_or(0))
-            .min(peak)
-    };
+    let (bound, by) = plan_bound(g, opts.method, &ordering, peak, &|| budget.expired());
+    let optimal = ordering.proven_optimal || peak == bound;
     Ok(Plan {
         order: g.op_ids(&ordering.order),
         peak_bytes: peak,
         inputs_bytes: g.inputs_bytes(),
         lower_bound_bytes: bound,
-        optimal: ordering.proven_optimal || peak == bound,
+        optimal,
+        proof: optimal.then_some(by.name()),
+        lower_bound_by: by.name(),
         method: opts.method.name().to_string(),
         program_order_peak_bytes: program_peak(g),
         elapsed_ms,
@@ -356,6 +396,8 @@ pub struct MethodRow {
     /// `None` when the method does not apply to this graph (see `error`).
     pub peak_bytes: Option<u64>,
     pub optimal: bool,
+    /// What proved this row's peak optimal (as [`Plan::proof`]); `None` unless `optimal`.
+    pub proof: Option<&'static str>,
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -365,6 +407,8 @@ pub struct MethodRow {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     pub lower_bound_bytes: u64,
+    /// What gave `lower_bound_bytes` ([`BoundKind::name`]).
+    pub lower_bound_by: &'static str,
     pub inputs_bytes: u64,
     pub methods: Vec<MethodRow>,
 }
@@ -381,7 +425,18 @@ pub fn compare_hooked<'a>(
     clock: &'a dyn Clock,
     hooks: &Hooks<'a>,
 ) -> Comparison {
-    let mut bound = part_lower_bound(g);
+    let simple = lower_bound(g);
+    let part = part_lower_bound(g);
+    let mut bound = if part > simple {
+        (part, BoundKind::Part)
+    } else {
+        (simple, BoundKind::Simple)
+    };
+    let offer = |bound: &mut (u64, BoundKind), b: u64, by: BoundKind| {
+        if b > bound.0 {
+            *bound = (b, by);
+        }
+    };
     let mut runs = Vec::new();
     for &method in Method::ALL {
         let o = PlanOptions {
@@ -390,34 +445,66 @@ pub fn compare_hooked<'a>(
         };
         let r = plan_one(g, &o, clock, hooks);
         if let Ok((ordering, peak, _)) = &r {
-            bound = bound.max(ordering.lower_bound.unwrap_or(0));
+            let by = ordering.bound_by.unwrap_or(BoundKind::Search);
+            offer(&mut bound, ordering.lower_bound.unwrap_or(0), by);
             if ordering.proven_optimal {
-                bound = bound.max(*peak);
+                offer(&mut bound, *peak, by);
             }
         }
         runs.push((method, r));
     }
+    // The cut bound, with every method's order bounding each op's cut from above.
+    let best_peak = runs
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok().map(|x| x.1))
+        .min()
+        .unwrap_or(0);
+    if bound.0 < best_peak {
+        let net = crate::bounds::cut::CutNetwork::new(g, &[]);
+        let mut upper = vec![u64::MAX; g.num_ops()];
+        for (_, r) in &runs {
+            if let Ok((ordering, _, _)) = r {
+                let d = crate::bounds::cut::during_in(g, &ordering.order);
+                for (u, x) in upper.iter_mut().zip(d) {
+                    *u = (*u).min(x);
+                }
+            }
+        }
+        let c = crate::bounds::cut::cut_bound(g, &net, &upper, bound.0, 0, &|| false);
+        offer(&mut bound, c.bytes.min(best_peak), BoundKind::Cut);
+    }
     let methods = runs
         .into_iter()
         .map(|(method, r)| match r {
-            Ok((ordering, peak, elapsed_ms)) => MethodRow {
-                method: method.name().to_string(),
-                peak_bytes: Some(peak),
-                optimal: ordering.proven_optimal || peak <= bound,
-                elapsed_ms,
-                error: None,
-            },
+            Ok((ordering, peak, elapsed_ms)) => {
+                let optimal = ordering.proven_optimal || peak <= bound.0;
+                let by = if ordering.proven_optimal {
+                    ordering.bound_by.unwrap_or(BoundKind::Search)
+                } else {
+                    bound.1
+                };
+                MethodRow {
+                    method: method.name().to_string(),
+                    peak_bytes: Some(peak),
+                    optimal,
+                    proof: optimal.then_some(by.name()),
+                    elapsed_ms,
+                    error: None,
+                }
+            }
             Err(e) => MethodRow {
                 method: method.name().to_string(),
                 peak_bytes: None,
                 optimal: false,
+                proof: None,
                 elapsed_ms: 0.0,
                 error: Some(e.to_string()),
             },
         })
         .collect();
     Comparison {
-        lower_bound_bytes: bound,
+        lower_bound_bytes: bound.0,
+        lower_bound_by: bound.1.name(),
         inputs_bytes: g.inputs_bytes(),
         methods,
     }

@@ -9,10 +9,10 @@ use order_gen::{
     brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs,
     uniform_dag, wide_layered, Rng,
 };
-use peakorder::bounds::branching::prove;
-use peakorder::bounds::BoundKind;
+use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
 use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound};
+use peakorder::bounds::BoundKind;
 use peakorder::order::greedy::greedy_order;
 use peakorder::simulate::{simulate, MemState};
 use peakorder::{Graph, OpIx};
@@ -36,9 +36,9 @@ fn graph(kind: u8, seed: u64, n: usize) -> Graph {
 fn ancestors(g: &Graph, arcs: &[(OpIx, OpIx)]) -> Option<Vec<u64>> {
     let n = g.num_ops();
     let mut direct = vec![0u64; n];
-    for v in 0..n {
+    for (v, d) in direct.iter_mut().enumerate() {
         for &p in g.preds(v as OpIx) {
-            direct[v] |= 1 << p;
+            *d |= 1 << p;
         }
     }
     for &(x, y) in arcs {
@@ -193,7 +193,8 @@ proptest! {
     fn branching_bound_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10, nodes in 1u64..200) {
         let g = graph(kind, seed, n);
         let best = brute_force(&g);
-        let r = prove(&g, greedy_order(&g), &[], (0, BoundKind::Simple), nodes, &|| false);
+        let limits = Limits { max_nodes: nodes, ..Limits::until(&|| false) };
+        let r = prove(&g, greedy_order(&g), &[], (0, BoundKind::Simple), &limits);
         let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(sim.peak_bytes, r.peak);
         prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);

@@ -437,7 +437,15 @@ pub fn cut_bound(
     keep: usize,
     stop: &dyn Fn() -> bool,
 ) -> CutBound {
-    cut_bound_known(g, net, upper, &mut vec![None; g.num_ops()], floor, keep, stop)
+    cut_bound_known(
+        g,
+        net,
+        upper,
+        &mut vec![None; g.num_ops()],
+        floor,
+        keep,
+        stop,
+    )
 }
 
 /// [`cut_bound`] with cuts already known (`known[v]`, e.g. from the same graph with fewer
@@ -495,7 +503,9 @@ pub fn cut_bound_known(
                         continue;
                     }
                     if net.preds(w).iter().all(|&p| set[p as usize]) {
-                        let via = live.saturating_add(g.alloc(w)).saturating_add(g.workspace(w));
+                        let via = live
+                            .saturating_add(g.alloc(w))
+                            .saturating_add(g.workspace(w));
                         if via < ub[w as usize] {
                             ub[w as usize] = via;
                             heap.push((via, w));
