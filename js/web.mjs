@@ -49,4 +49,5 @@ export const plan = ensure(wasm.plan);
 export const simulate = ensure(wasm.simulate);
 export const compare = ensure(wasm.compare);
 export const fuse = ensure(wasm.fuse);
+export const storages = ensure(wasm.storages);
 export const version = ensure(wasm.version);

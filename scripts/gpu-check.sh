@@ -3,7 +3,7 @@
 # on CUDA in program order and in planned order, and, where PyTorch with CUDA is installed, the
 # seed report's own eager PyTorch function; prints every measured peak above inputs.
 #
-# Expected (DESIGN.md §1, the seed report): planned 0.75 MiB above inputs (eager PyTorch's
+# Expected (docs/design.md §1, the seed report): planned 0.75 MiB above inputs (eager PyTorch's
 # figure), program order 2.75 MiB, each within the CUDA pool's rounding of the plan.
 #
 # The machine may be offline: set PEAKORDER_BIN to a prebuilt binary, or keep cargo's registry

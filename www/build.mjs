@@ -39,7 +39,8 @@ function fail(msg) {
 const { glue, wasm } = findWasm();
 const common = {
   bundle: true,
-  minify: true,
+  // PEAKORDER_WEB_DEV=1: readable output (function names in browser profiles).
+  minify: !process.env.PEAKORDER_WEB_DEV,
   target: 'es2020',
   legalComments: 'none',
   write: false,

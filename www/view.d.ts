@@ -1,7 +1,7 @@
 // Types of `peakorder/view` (www/dist/peakorder-view.js): the web view for pages and notebooks.
 // See docs/web.md.
 
-/** A peakorder/1 graph (DESIGN.md §2) as an object, or its JSON text. */
+/** A peakorder/1 graph (docs/design.md §2) as an object, or its JSON text. */
 export type GraphLike = string | Record<string, unknown>;
 
 export interface ViewOptions {
@@ -27,9 +27,15 @@ export interface ViewOptions {
   fuse?: boolean;
   /** Fusion regions to outline in the DAG instead: arrays of op ids. */
   regions?: string[][];
+  /**
+   * A static memory layout to draw in the arena panel (offset × step): the `peakorder layout
+   * --json` object (docs/layout.md); at least arena_bytes, lower_bound_bytes, optimal, method,
+   * align, order, peak_bytes and buffers [{kind, id, offset, bytes, first_step, last_step}].
+   */
+  arena?: Record<string, unknown>;
 }
 
-/** The wasm `fuse()` object (`peakorder fuse --json`, DESIGN.md §4), one side of it. */
+/** The wasm `fuse()` object (`peakorder fuse --json`, docs/design.md §4), one side of it. */
 export interface FusedSide {
   regions: string[][]; ops_before: number; ops_after: number; peak_before_bytes: number;
   peak_after_bytes: number; limit_bytes: number; inputs_bytes: number; within_limit: boolean;
@@ -40,7 +46,7 @@ export interface FusionResult extends FusedSide {
   planner: string; exhaustive: boolean; evaluations: number; baseline: FusedSide;
 }
 
-/** What the view computed: the plan (DESIGN.md §3), both simulations, the indexed graph. */
+/** What the view computed: the plan (docs/design.md §3), both simulations, the indexed graph. */
 export interface ViewResult {
   plan: {
     order: string[]; peak_bytes: number; inputs_bytes: number; lower_bound_bytes: number;
@@ -68,12 +74,40 @@ export interface ViewHandle {
   fuse(on: boolean): Promise<ViewResult | null>;
   /** The latest result. */
   result(): ViewResult | null;
+  /** The arena panel, when a layout is shown. */
+  arena(): { rectsAt(step: number): unknown[]; select(id: string | null): boolean; selected(): string | null } | null;
+  /** The memory timeline of one order ("planned" or "program"), when it is shown. */
+  timeline(order?: 'planned' | 'program'): Timeline | null;
+  /** The DAG as drawn. */
+  dag(): { visible(): { nodes: number; groups: number; clusters: number } } | null;
+  /** Selects an op or a tensor by id in every panel (the DAG opens the groups around it); false when there is none. */
+  select(kind: 'op' | 'tensor', id: string): boolean;
   /** Removes the view. */
   destroy(): void;
 }
 
 /** Mounts the view in `element` and plans `graph` in a Web Worker. */
 export function mount(element: HTMLElement, graph: GraphLike | null, options?: ViewOptions): ViewHandle;
+
+/** One band of the memory timeline at a step (pixel positions are the canvas's CSS pixels). */
+export interface BandAt {
+  kind: 'storage' | 'workspace';
+  /** The tensor id (storages) or "workspace of OP". */
+  id: string;
+  bytes: number;
+  /** Bytes stacked below it there. */
+  bottom: number;
+  /** Its rows at the step (y0 top, y1 bottom), the step's middle, and the stretch where it keeps that bottom. */
+  y0: number; y1: number; x: number; x0: number; x1: number;
+  color: string;
+}
+
+export interface Timeline {
+  /** The bands live while step `step` runs (-1: at the start), bottom to top, and the merged "other" band's bytes there. */
+  bandsAt(step: number): { bands: BandAt[]; other: { count: number; bytes: number } };
+  /** The selected band's tensor id, or null. */
+  selected(): string | null;
+}
 
 /** The anywidget model surface the view uses. */
 export interface WidgetModel {

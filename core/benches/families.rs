@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use peakorder::generators as gen;
-use peakorder::order::{greedy, inductor, local_search, series_parallel, spize, xla};
+use peakorder::order::{auto, greedy, inductor, local_search, series_parallel, spize, xla};
 use peakorder::units::format_bytes;
 use peakorder::{lower_bound, peak_of, Budget, Clock, Graph, OpIx};
 
@@ -238,7 +238,7 @@ fn main() {
                 eprintln!("{name}: {m} {ms:.1} ms");
             }
         }
-        let (_, _, heur) = timed_cpu(|| local_search::fallback_candidates(&g));
+        let (_, _, heur) = timed_cpu(|| auto::fallback_candidates(&g));
         // `auto` as a user gets it: the default budget of `peakorder plan`.
         let defaults = peakorder::PlanOptions::default();
         let (best, wall, cpu) =

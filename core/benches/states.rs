@@ -77,7 +77,7 @@ fn main() {
                 dump(&g);
             }
             let inc = heuristic_candidates(&g).remove(0);
-            let root = peakorder::bounds::part_lower_bound(&g);
+            let root = peakorder::order::exact::part_lower_bound(&g);
             let budget = Budget::new(&NoClock, None, max_states);
             let t = cpu_ms();
             let r = exact_search(&g, &budget, inc.1.clone());

@@ -5,10 +5,11 @@
 //! storages it reads plus its outputs and workspace. Every graph output's storage is live at the
 //! end, and the end is no higher than the last op's run. The bound is the largest of these.
 //!
-//! [`part_lower_bound`] is stronger and costlier: it also counts, for each op, every storage that
-//! one of its ancestors makes (or that is live from the start) and that it or one of its
-//! descendants still needs, and it uses the memory forced at cut ops (ops that every other op
-//! must precede or follow).
+//! [`crate::order::exact::part_lower_bound`] is stronger and costlier (it needs the exact
+//! search's part tables, so it lives there): it also counts, for each op, every storage that one
+//! of its ancestors makes (or that is live from the start) and that it or one of its descendants
+//! still needs, and it uses the memory forced at cut ops (ops that every other op must precede or
+//! follow).
 
 pub mod branching;
 pub mod cut;
@@ -23,7 +24,7 @@ use crate::OpIx;
 pub enum BoundKind {
     /// [`lower_bound`]: what every order must hold at known moments.
     Simple,
-    /// [`part_lower_bound`]: the exact search's start bound over the parts between cut ops.
+    /// [`crate::order::exact::part_lower_bound`]: the exact search's start bound over the parts between cut ops.
     Part,
     /// The exact search: it finished (the optimum), or the least f-value it left open.
     Search,
@@ -87,31 +88,4 @@ pub fn lower_bound(g: &Graph) -> u64 {
         bound = bound.max(end);
     }
     bound
-}
-
-/// Graphs larger than this get only [`lower_bound`] from [`part_lower_bound`].
-pub const PART_BOUND_MAX_OPS: usize = 20_000;
-
-/// A true lower bound at least [`lower_bound`]: the crossing bound of
-/// [`crate::order::exact::cut_part_bound`] over the parts of the greedy order between cut ops
-/// (parts of up to [`crate::order::exact::MAX_PART_OPS`] ops), for graphs of up to
-/// [`PART_BOUND_MAX_OPS`] ops.
-pub fn part_lower_bound(g: &Graph) -> u64 {
-    part_lower_bound_until(g, &|| false)
-}
-
-/// [`part_lower_bound`], weaker (but still true) when `stop()` turns true before every part's
-/// bound is in: a plan computes it after its search, inside the same deadline.
-pub fn part_lower_bound_until(g: &Graph, stop: &dyn Fn() -> bool) -> u64 {
-    let base = lower_bound(g);
-    if g.num_ops() > PART_BOUND_MAX_OPS || stop() {
-        return base;
-    }
-    let order = crate::order::greedy::greedy_order(g);
-    base.max(crate::order::exact::cut_part_bound_until(
-        g,
-        &order,
-        crate::order::exact::MAX_PART_OPS,
-        stop,
-    ))
 }

@@ -49,20 +49,4 @@ impl Csr {
         let i = i as usize;
         &self.data[self.offsets[i]..self.offsets[i + 1]]
     }
-
-    /// Number of rows.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
-    /// True when there are no rows.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Total number of values over all rows.
-    pub fn nnz(&self) -> usize {
-        self.data.len()
-    }
 }

@@ -1,4 +1,4 @@
-//! Element types of DESIGN.md §2 and their sizes in bytes.
+//! Element types of docs/design.md §2 and their sizes in bytes.
 
 use serde::Serialize;
 
@@ -6,17 +6,29 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dtype {
+    /// 64-bit float.
     F64,
+    /// 32-bit float.
     F32,
+    /// 16-bit float (IEEE half).
     F16,
+    /// 16-bit bfloat.
     Bf16,
+    /// 8-bit float, 4 exponent bits.
     F8e4m3,
+    /// 8-bit float, 5 exponent bits.
     F8e5m2,
+    /// 64-bit signed integer.
     I64,
+    /// 32-bit signed integer.
     I32,
+    /// 16-bit signed integer.
     I16,
+    /// 8-bit signed integer.
     I8,
+    /// 8-bit unsigned integer.
     U8,
+    /// Boolean, one byte.
     Bool,
 }
 
@@ -24,7 +36,7 @@ pub enum Dtype {
 pub const DTYPE_NAMES: &str = "f64 f32 f16 bf16 f8e4m3 f8e5m2 i64 i32 i16 i8 u8 bool";
 
 impl Dtype {
-    /// Parses the DESIGN.md spelling.
+    /// Parses the docs/design.md spelling.
     pub fn parse(s: &str) -> Option<Dtype> {
         Some(match s {
             "f64" => Dtype::F64,
@@ -43,7 +55,7 @@ impl Dtype {
         })
     }
 
-    /// The DESIGN.md spelling.
+    /// The docs/design.md spelling.
     pub fn name(self) -> &'static str {
         match self {
             Dtype::F64 => "f64",

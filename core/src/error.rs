@@ -29,62 +29,149 @@ pub fn show_ids(ids: &[String]) -> String {
 /// An error in a graph, an order, or a planning request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// Not JSON, or JSON of the wrong shape; `context` says where (e.g. `tensor #3 "x"`).
-    BadJson { context: String, message: String },
+    /// Not JSON, or JSON of the wrong shape.
+    BadJson {
+        /// Where (e.g. `tensor #3 "x"`).
+        context: String,
+        /// The parser's message.
+        message: String,
+    },
     /// `format` present but not `peakorder/1`.
-    BadFormat { found: String },
+    BadFormat {
+        /// The `format` given.
+        found: String,
+    },
     /// A tensor declaration that makes no sense on its own (size spec, dtype, empty id...).
-    InvalidTensor { tensor: String, reason: String },
+    InvalidTensor {
+        /// The tensor's id.
+        tensor: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An op declaration that makes no sense on its own.
-    InvalidOp { op: String, reason: String },
+    InvalidOp {
+        /// The op's id.
+        op: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Two tensors with the same id.
-    DuplicateTensor { tensor: String },
+    DuplicateTensor {
+        /// The repeated id.
+        tensor: String,
+    },
     /// Two ops with the same id.
-    DuplicateOp { op: String },
+    DuplicateOp {
+        /// The repeated id.
+        op: String,
+    },
     /// An op names a tensor that is not declared.
-    UnknownTensor { op: String, tensor: String },
+    UnknownTensor {
+        /// The op.
+        op: String,
+        /// The tensor id it names.
+        tensor: String,
+    },
     /// `alias_of` names a tensor that is not declared.
-    UnknownAlias { tensor: String, target: String },
+    UnknownAlias {
+        /// The view.
+        tensor: String,
+        /// The id its `alias_of` names.
+        target: String,
+    },
     /// Two ops, or one op twice, produce the same tensor.
     ProducedTwice {
+        /// The tensor.
         tensor: String,
+        /// The first op that produces it.
         first: String,
+        /// The second.
         second: String,
     },
-    /// The ops' dependencies loop; `ops` lists one cycle in order.
-    Cycle { ops: Vec<String> },
-    /// An `alias_of` chain loops; `tensors` lists it.
-    AliasCycle { tensors: Vec<String> },
+    /// The ops' dependencies loop.
+    Cycle {
+        /// One cycle, in order.
+        ops: Vec<String>,
+    },
+    /// An `alias_of` chain loops.
+    AliasCycle {
+        /// The chain.
+        tensors: Vec<String>,
+    },
     /// Byte counts do not fit in u64.
-    SizeOverflow { what: String },
+    SizeOverflow {
+        /// Which sum overflowed.
+        what: String,
+    },
     /// A graph output that is not a declared tensor.
-    UnknownOutput { tensor: String },
+    UnknownOutput {
+        /// The id listed in `outputs`.
+        tensor: String,
+    },
     /// An order names an op the graph does not have.
-    UnknownOp { op: String },
+    UnknownOp {
+        /// The id.
+        op: String,
+    },
     /// An order lists an op twice.
-    RepeatedOp { op: String },
+    RepeatedOp {
+        /// The op.
+        op: String,
+    },
     /// An order leaves an op out.
-    MissingOp { op: String, count: usize },
+    MissingOp {
+        /// The first op left out.
+        op: String,
+        /// How many are left out.
+        count: usize,
+    },
     /// An op comes before the producer of one of its inputs.
     NotTopological {
+        /// The op that runs too early.
         op: String,
+        /// The op it must follow.
         needs: String,
+        /// The tensor that makes it depend on it.
         tensor: String,
     },
     /// Unknown planning method name.
-    UnknownMethod { name: String, known: String },
+    UnknownMethod {
+        /// The name given.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
     /// The method cannot handle this graph (e.g. `liu` on a graph that is not an in-forest).
-    NotApplicable { method: String, reason: String },
+    NotApplicable {
+        /// The method.
+        method: String,
+        /// Why not.
+        reason: String,
+    },
     /// The graph is too large for this implementation (more than u32::MAX ops or tensors).
-    TooLarge { what: String },
-    /// A fusion region that cannot be formed (empty, overlapping, mixed `fusible` tags...);
-    /// `region` is its name (member ids joined with `+`).
-    BadRegion { region: String, reason: String },
-    /// Fusing these regions would make the ops depend on each other in a loop; `ops` lists one
-    /// cycle of the fused graph's ops.
-    RegionCycle { ops: Vec<String> },
-    /// No fusion found keeps the planned peak within the limit; `best` is the lowest peak found.
-    PeakLimit { limit: u64, best: u64 },
+    TooLarge {
+        /// What there is too much of.
+        what: String,
+    },
+    /// A fusion region that cannot be formed (empty, overlapping, mixed `fusible` tags...).
+    BadRegion {
+        /// The region's name (member ids joined with `+`).
+        region: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Fusing these regions would make the ops depend on each other in a loop.
+    RegionCycle {
+        /// One cycle of the fused graph's ops.
+        ops: Vec<String>,
+    },
+    /// No fusion found keeps the planned peak within the limit.
+    PeakLimit {
+        /// The limit asked for, in bytes.
+        limit: u64,
+        /// The lowest peak found, in bytes.
+        best: u64,
+    },
 }
 
 impl Error {

@@ -21,7 +21,9 @@ pub enum SeedOrder {
 /// Options for [`seed_graph`].
 #[derive(Clone, Copy, Debug)]
 pub struct SeedOptions {
+    /// Independent relu → matmul → relu → matmul paths (ten in the report).
     pub paths: usize,
+    /// The program order the file lists.
     pub order: SeedOrder,
     /// Tag the relus `fusible: "nvfuser"` as Thunder does (matmuls are not fusible).
     pub fusible_tags: bool,

@@ -1,4 +1,4 @@
-//! The JSON graph format of DESIGN.md §2, as serde types.
+//! The JSON graph format of docs/design.md §2, as serde types.
 //!
 //! Parsing goes in two steps so that an error can name the object it is in: the top level is read
 //! with each tensor and op kept as raw JSON text, then every object is read on its own. Structs
@@ -19,18 +19,25 @@ pub const FORMAT: &str = "peakorder/1";
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TensorSpec {
+    /// Unique among the tensors.
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Its size, for a tensor not given by `shape` + `dtype`.
     pub bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Its shape (with `dtype`).
     pub shape: Option<Vec<u64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Its element type, spelled as in [`crate::dtype::DTYPE_NAMES`].
     pub dtype: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The tensor this one is a view of.
     pub alias_of: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A graph input the planner may free once its last reader ran.
     pub donated: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The user's own data, carried through untouched.
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -38,20 +45,28 @@ pub struct TensorSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OpSpec {
+    /// Unique among the ops.
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What it computes (for executors and the page; planners ignore it).
     pub kind: Option<String>,
     #[serde(default)]
+    /// Tensors it reads (a repeat counts once).
     pub inputs: Vec<String>,
     #[serde(default)]
+    /// Tensors it produces.
     pub outputs: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Scratch bytes it needs while it runs.
     pub workspace: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The fusion group it may be fused with (docs/design.md §4).
     pub fusible: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Attributes for executors; planners ignore them.
     pub attrs: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The user's own data, carried through untouched.
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -59,11 +74,16 @@ pub struct OpSpec {
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct GraphSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `peakorder/1` when present.
     pub format: Option<String>,
+    /// Every tensor an op names.
     pub tensors: Vec<TensorSpec>,
+    /// The ops, in program order.
     pub ops: Vec<OpSpec>,
+    /// Graph outputs: live to the end.
     pub outputs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The user's own data, carried through untouched.
     pub meta: Option<Map<String, Value>>,
 }
 

@@ -1,5 +1,5 @@
 //! The validated graph: ops and tensors with compact integer indices, producer/consumer
-//! adjacency, and the derived memory model of DESIGN.md §1 that every simulator and planner reads.
+//! adjacency, and the derived memory model of docs/design.md §1 that every simulator and planner reads.
 //!
 //! Memory is accounted per *storage*: a tensor that is not a view owns its storage; a view
 //! (`alias_of`) shares the storage of its alias root and counts 0 bytes. A storage's *users* are
@@ -26,33 +26,44 @@ use crate::{OpIx, TensorIx};
 /// A tensor of a validated graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tensor {
+    /// Its id in the file.
     pub id: String,
     /// Bytes of its own storage; 0 for a view.
     pub bytes: u64,
+    /// Its shape, when the file gave `shape` + `dtype`.
     pub shape: Option<Vec<u64>>,
+    /// Its element type, when the file gave one.
     pub dtype: Option<Dtype>,
     /// The tensor this one is a view of, if any.
     pub alias_of: Option<TensorIx>,
     /// The storage this tensor lives in: itself unless it is a view.
     pub root: TensorIx,
+    /// A graph input the planner may free once its last reader ran.
     pub donated: bool,
     /// The op that produces it; `None` for a graph input.
     pub producer: Option<OpIx>,
+    /// The user's own data from the file.
     pub meta: Option<Map<String, Value>>,
 }
 
 /// An op of a validated graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
+    /// Its id in the file.
     pub id: String,
+    /// What it computes (`"op"` when the file gave no `kind`).
     pub kind: String,
     /// Input tensors as written, repeats removed (a repeated input counts once).
     pub inputs: Vec<TensorIx>,
     /// Output tensors as written.
     pub outputs: Vec<TensorIx>,
+    /// Scratch bytes it needs while it runs.
     pub workspace: u64,
+    /// The fusion group it may be fused with.
     pub fusible: Option<String>,
+    /// Attributes for executors.
     pub attrs: Option<Map<String, Value>>,
+    /// The user's own data from the file.
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -156,215 +167,32 @@ impl Graph {
         Graph::from_spec(GraphSpec::from_json(text)?)
     }
 
-    /// Validates a parsed graph.
+    /// Validates a parsed graph and derives its memory model.
     pub fn from_spec(spec: GraphSpec) -> Result<Graph, Error> {
-        if let Some(f) = &spec.format {
-            if f != FORMAT {
-                return Err(Error::BadFormat { found: f.clone() });
-            }
-        }
-        to_ix(spec.tensors.len(), "tensors")?;
-        to_ix(spec.ops.len(), "ops")?;
-
-        // Tensors: ids, sizes. The spec is consumed as it is read (ids are moved, not copied),
-        // so a huge graph is not held twice.
-        let GraphSpec {
-            tensors: tensor_specs,
-            ops: op_specs,
-            outputs: output_names,
+        let Validated {
+            tensors,
+            ops,
+            outputs,
             meta,
-            ..
-        } = spec;
-        let mut tensor_index = IdIndex::with_capacity(tensor_specs.len());
-        let mut tensors: Vec<Tensor> = Vec::with_capacity(tensor_specs.len());
-        let mut alias_names: Vec<(usize, String)> = Vec::new();
-        for (i, mut t) in tensor_specs.into_iter().enumerate() {
-            if t.id.is_empty() {
-                return Err(Error::InvalidTensor {
-                    tensor: format!("#{i}"),
-                    reason: "empty id".into(),
-                });
-            }
-            if tensor_index
-                .insert(&t.id, i as u32, |j| &tensors[j as usize].id)
-                .is_some()
-            {
-                return Err(Error::DuplicateTensor { tensor: t.id });
-            }
-            let (bytes, dtype) = tensor_bytes(&t)?;
-            if let Some(target) = t.alias_of.take() {
-                alias_names.push((i, target));
-            }
-            tensors.push(Tensor {
-                id: t.id,
-                bytes,
-                shape: t.shape,
-                dtype,
-                alias_of: None,
-                root: i as u32,
-                donated: t.donated.unwrap_or(false),
-                producer: None,
-                meta: t.meta,
-            });
-        }
-        for (i, target) in alias_names {
-            let j = tensor_index
-                .get(&target, |j| &tensors[j as usize].id)
-                .ok_or_else(|| Error::UnknownAlias {
-                    tensor: tensors[i].id.clone(),
-                    target,
-                })?;
-            tensors[i].alias_of = Some(j);
-        }
-        resolve_roots(&mut tensors)?;
-
-        // Ops: ids, producers.
-        let mut op_index = IdIndex::with_capacity(op_specs.len());
-        let mut ops: Vec<Op> = Vec::with_capacity(op_specs.len());
-        let mut last_reader = vec![u32::MAX; tensors.len()];
-        for (i, o) in op_specs.into_iter().enumerate() {
-            let op = build_op(o, i, &tensor_index, &mut tensors, &ops, &mut last_reader)?;
-            if op_index
-                .insert(&op.id, i as u32, |j| &ops[j as usize].id)
-                .is_some()
-            {
-                return Err(Error::DuplicateOp { op: op.id });
-            }
-            ops.push(op);
-        }
-
-        // Graph outputs.
-        let mut outputs = Vec::with_capacity(output_names.len());
-        let mut is_output = vec![false; tensors.len()];
-        for name in output_names {
-            let t = tensor_index
-                .get(&name, |j| &tensors[j as usize].id)
-                .ok_or(Error::UnknownOutput { tensor: name })?;
-            if !is_output[t as usize] {
-                is_output[t as usize] = true;
-                outputs.push(t);
-            }
-        }
-
-        // A view of a produced tensor cannot be a graph input.
-        for t in &tensors {
-            if let (Some(target), None) = (t.alias_of, t.producer) {
-                if let Some(p) = tensors[target as usize].producer {
-                    return Err(Error::InvalidTensor {
-                        tensor: t.id.clone(),
-                        reason: format!(
-                            "is a graph input (no op produces it) but aliases {}, which op {} produces",
-                            crate::error::show_id(&tensors[target as usize].id),
-                            crate::error::show_id(&ops[p as usize].id)
-                        ),
-                    });
-                }
-            }
-        }
-
+            op_index,
+            tensor_index,
+            dep_pairs,
+        } = validate(spec)?;
         let n_ops = ops.len();
-        let n_tensors = tensors.len();
-
-        // Op dependencies: producer of each input, and producer of each view's target.
-        let mut dep_pairs: Vec<(u32, u32)> = Vec::new();
-        for (v, op) in ops.iter().enumerate() {
-            for &t in &op.inputs {
-                if let Some(p) = tensors[t as usize].producer {
-                    dep_pairs.push((v as u32, p));
-                }
-            }
-            for &t in &op.outputs {
-                if let Some(target) = tensors[t as usize].alias_of {
-                    if let Some(p) = tensors[target as usize].producer {
-                        if p != v as u32 {
-                            dep_pairs.push((v as u32, p));
-                        }
-                    }
-                }
-            }
-        }
-        dep_pairs.sort_unstable();
-        dep_pairs.dedup();
-        check_acyclic(&ops, &dep_pairs)?;
         let preds = Csr::from_pairs(n_ops, &dep_pairs);
         let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
         rev.sort_unstable();
         let succs = Csr::from_pairs(n_ops, &rev);
 
-        // Memory model.
-        let mut size = vec![0u64; n_tensors];
-        let mut pinned = vec![false; n_tensors];
-        for (i, t) in tensors.iter().enumerate() {
-            if t.alias_of.is_none() {
-                size[i] = t.bytes;
-                if t.producer.is_none() && !t.donated {
-                    pinned[i] = true;
-                }
-            }
-        }
-        for &t in &outputs {
-            pinned[tensors[t as usize].root as usize] = true;
-        }
-        let mut read_pairs: Vec<(u32, u32)> = Vec::new();
-        for (v, op) in ops.iter().enumerate() {
-            for &t in &op.inputs {
-                read_pairs.push((v as u32, tensors[t as usize].root));
-            }
-            for &t in &op.outputs {
-                let root = tensors[t as usize].root;
-                if root != t && tensors[root as usize].producer != Some(v as u32) {
-                    read_pairs.push((v as u32, root));
-                }
-            }
-        }
-        read_pairs.sort_unstable();
-        read_pairs.dedup();
-        let reads = Csr::from_pairs(n_ops, &read_pairs);
-        let mut user_pairs: Vec<(u32, u32)> = read_pairs.iter().map(|&(v, s)| (s, v)).collect();
-        user_pairs.sort_unstable();
-        let users = Csr::from_pairs(n_tensors, &user_pairs);
-        let creates = Csr::from_rows(ops.iter().map(|op| {
-            op.outputs
-                .iter()
-                .copied()
-                .filter(|&t| tensors[t as usize].alias_of.is_none())
-                .collect::<Vec<_>>()
-        }));
-
-        // Every sum the simulator can form is at most (all storage) + (largest workspace), so
-        // checking that once here lets every later sum use plain u64 arithmetic safely.
-        let mut total: u64 = 0;
-        let mut inputs_bytes: u64 = 0;
-        for (i, t) in tensors.iter().enumerate() {
-            total = total
-                .checked_add(size[i])
-                .ok_or_else(|| Error::SizeOverflow {
-                    what: format!(
-                        "the total size of all tensors, at tensor {}",
-                        crate::error::show_id(&t.id)
-                    ),
-                })?;
-            if t.producer.is_none() {
-                inputs_bytes += size[i];
-            }
-        }
-        let mut alloc = vec![0u64; n_ops];
-        for v in 0..n_ops {
-            alloc[v] = creates
-                .row(v as u32)
-                .iter()
-                .map(|&s| size[s as usize])
-                .sum();
-            total
-                .checked_add(ops[v].workspace)
-                .ok_or_else(|| Error::SizeOverflow {
-                    what: format!(
-                        "the total size of all tensors plus the workspace of op {}",
-                        crate::error::show_id(&ops[v].id)
-                    ),
-                })?;
-        }
-
+        let MemoryModel {
+            size,
+            users,
+            pinned,
+            reads,
+            creates,
+            alloc,
+            inputs_bytes,
+        } = derive_memory(&tensors, &ops, &outputs)?;
         Ok(Graph {
             tensors,
             ops,
@@ -534,11 +362,267 @@ impl Graph {
         Ok(())
     }
 
-    /// True when every op's outputs feed at most one other op (an in-forest, DESIGN.md's Liu case),
+    /// True when every op's outputs feed at most one other op (an in-forest, docs/design.md's Liu case),
     /// counting views as their storage.
     pub fn is_in_forest(&self) -> bool {
         (0..self.ops.len() as u32).all(|v| self.succs(v).len() <= 1)
     }
+}
+
+/// A spec checked against every rule of docs/design.md §2: ids resolved to indices, sizes
+/// known, views resolved to their storages, and the dependencies between ops (deduplicated,
+/// acyclic).
+struct Validated {
+    tensors: Vec<Tensor>,
+    ops: Vec<Op>,
+    outputs: Vec<TensorIx>,
+    meta: Option<Map<String, Value>>,
+    op_index: IdIndex,
+    tensor_index: IdIndex,
+    /// (op, an op it depends on), sorted, without repeats.
+    dep_pairs: Vec<(u32, u32)>,
+}
+
+/// Validates a parsed graph; the first rule broken is the error, naming the op or tensor.
+fn validate(spec: GraphSpec) -> Result<Validated, Error> {
+    if let Some(f) = &spec.format {
+        if f != FORMAT {
+            return Err(Error::BadFormat { found: f.clone() });
+        }
+    }
+    to_ix(spec.tensors.len(), "tensors")?;
+    to_ix(spec.ops.len(), "ops")?;
+
+    // Tensors: ids, sizes. The spec is consumed as it is read (ids are moved, not copied),
+    // so a huge graph is not held twice.
+    let GraphSpec {
+        tensors: tensor_specs,
+        ops: op_specs,
+        outputs: output_names,
+        meta,
+        ..
+    } = spec;
+    let mut tensor_index = IdIndex::with_capacity(tensor_specs.len());
+    let mut tensors: Vec<Tensor> = Vec::with_capacity(tensor_specs.len());
+    let mut alias_names: Vec<(usize, String)> = Vec::new();
+    for (i, mut t) in tensor_specs.into_iter().enumerate() {
+        if t.id.is_empty() {
+            return Err(Error::InvalidTensor {
+                tensor: format!("#{i}"),
+                reason: "empty id".into(),
+            });
+        }
+        if tensor_index
+            .insert(&t.id, i as u32, |j| &tensors[j as usize].id)
+            .is_some()
+        {
+            return Err(Error::DuplicateTensor { tensor: t.id });
+        }
+        let (bytes, dtype) = tensor_bytes(&t)?;
+        if let Some(target) = t.alias_of.take() {
+            alias_names.push((i, target));
+        }
+        tensors.push(Tensor {
+            id: t.id,
+            bytes,
+            shape: t.shape,
+            dtype,
+            alias_of: None,
+            root: i as u32,
+            donated: t.donated.unwrap_or(false),
+            producer: None,
+            meta: t.meta,
+        });
+    }
+    for (i, target) in alias_names {
+        let j = tensor_index
+            .get(&target, |j| &tensors[j as usize].id)
+            .ok_or_else(|| Error::UnknownAlias {
+                tensor: tensors[i].id.clone(),
+                target,
+            })?;
+        tensors[i].alias_of = Some(j);
+    }
+    resolve_roots(&mut tensors)?;
+
+    // Ops: ids, producers.
+    let mut op_index = IdIndex::with_capacity(op_specs.len());
+    let mut ops: Vec<Op> = Vec::with_capacity(op_specs.len());
+    let mut last_reader = vec![u32::MAX; tensors.len()];
+    for (i, o) in op_specs.into_iter().enumerate() {
+        let op = build_op(o, i, &tensor_index, &mut tensors, &ops, &mut last_reader)?;
+        if op_index
+            .insert(&op.id, i as u32, |j| &ops[j as usize].id)
+            .is_some()
+        {
+            return Err(Error::DuplicateOp { op: op.id });
+        }
+        ops.push(op);
+    }
+
+    // Graph outputs.
+    let mut outputs = Vec::with_capacity(output_names.len());
+    let mut is_output = vec![false; tensors.len()];
+    for name in output_names {
+        let t = tensor_index
+            .get(&name, |j| &tensors[j as usize].id)
+            .ok_or(Error::UnknownOutput { tensor: name })?;
+        if !is_output[t as usize] {
+            is_output[t as usize] = true;
+            outputs.push(t);
+        }
+    }
+
+    // A view of a produced tensor cannot be a graph input.
+    for t in &tensors {
+        if let (Some(target), None) = (t.alias_of, t.producer) {
+            if let Some(p) = tensors[target as usize].producer {
+                return Err(Error::InvalidTensor {
+                    tensor: t.id.clone(),
+                    reason: format!(
+                        "is a graph input (no op produces it) but aliases {}, which op {} produces",
+                        crate::error::show_id(&tensors[target as usize].id),
+                        crate::error::show_id(&ops[p as usize].id)
+                    ),
+                });
+            }
+        }
+    }
+
+    // Op dependencies: producer of each input, and producer of each view's target.
+    let mut dep_pairs: Vec<(u32, u32)> = Vec::new();
+    for (v, op) in ops.iter().enumerate() {
+        for &t in &op.inputs {
+            if let Some(p) = tensors[t as usize].producer {
+                dep_pairs.push((v as u32, p));
+            }
+        }
+        for &t in &op.outputs {
+            if let Some(target) = tensors[t as usize].alias_of {
+                if let Some(p) = tensors[target as usize].producer {
+                    if p != v as u32 {
+                        dep_pairs.push((v as u32, p));
+                    }
+                }
+            }
+        }
+    }
+    dep_pairs.sort_unstable();
+    dep_pairs.dedup();
+    check_acyclic(&ops, &dep_pairs)?;
+    Ok(Validated {
+        tensors,
+        ops,
+        outputs,
+        meta,
+        op_index,
+        tensor_index,
+        dep_pairs,
+    })
+}
+
+/// The memory model of docs/design.md §1 that the simulator and the planners read, indexed by
+/// storage (only storage roots have non-zero entries) and by op.
+struct MemoryModel {
+    size: Vec<u64>,
+    users: Csr,
+    pinned: Vec<bool>,
+    reads: Csr,
+    creates: Csr,
+    alloc: Vec<u64>,
+    inputs_bytes: u64,
+}
+
+/// Derives the memory model of a validated graph: storage sizes, which are pinned, what each
+/// op reads and makes, and each storage's users. Fails only when sizes overflow u64.
+fn derive_memory(
+    tensors: &[Tensor],
+    ops: &[Op],
+    outputs: &[TensorIx],
+) -> Result<MemoryModel, Error> {
+    let (n_ops, n_tensors) = (ops.len(), tensors.len());
+    // Memory model.
+    let mut size = vec![0u64; n_tensors];
+    let mut pinned = vec![false; n_tensors];
+    for (i, t) in tensors.iter().enumerate() {
+        if t.alias_of.is_none() {
+            size[i] = t.bytes;
+            if t.producer.is_none() && !t.donated {
+                pinned[i] = true;
+            }
+        }
+    }
+    for &t in outputs {
+        pinned[tensors[t as usize].root as usize] = true;
+    }
+    let mut read_pairs: Vec<(u32, u32)> = Vec::new();
+    for (v, op) in ops.iter().enumerate() {
+        for &t in &op.inputs {
+            read_pairs.push((v as u32, tensors[t as usize].root));
+        }
+        for &t in &op.outputs {
+            let root = tensors[t as usize].root;
+            if root != t && tensors[root as usize].producer != Some(v as u32) {
+                read_pairs.push((v as u32, root));
+            }
+        }
+    }
+    read_pairs.sort_unstable();
+    read_pairs.dedup();
+    let reads = Csr::from_pairs(n_ops, &read_pairs);
+    let mut user_pairs: Vec<(u32, u32)> = read_pairs.iter().map(|&(v, s)| (s, v)).collect();
+    user_pairs.sort_unstable();
+    let users = Csr::from_pairs(n_tensors, &user_pairs);
+    let creates = Csr::from_rows(ops.iter().map(|op| {
+        op.outputs
+            .iter()
+            .copied()
+            .filter(|&t| tensors[t as usize].alias_of.is_none())
+            .collect::<Vec<_>>()
+    }));
+
+    // Every sum the simulator can form is at most (all storage) + (largest workspace), so
+    // checking that once here lets every later sum use plain u64 arithmetic safely.
+    let mut total: u64 = 0;
+    let mut inputs_bytes: u64 = 0;
+    for (i, t) in tensors.iter().enumerate() {
+        total = total
+            .checked_add(size[i])
+            .ok_or_else(|| Error::SizeOverflow {
+                what: format!(
+                    "the total size of all tensors, at tensor {}",
+                    crate::error::show_id(&t.id)
+                ),
+            })?;
+        if t.producer.is_none() {
+            inputs_bytes += size[i];
+        }
+    }
+    let mut alloc = vec![0u64; n_ops];
+    for v in 0..n_ops {
+        alloc[v] = creates
+            .row(v as u32)
+            .iter()
+            .map(|&s| size[s as usize])
+            .sum();
+        total
+            .checked_add(ops[v].workspace)
+            .ok_or_else(|| Error::SizeOverflow {
+                what: format!(
+                    "the total size of all tensors plus the workspace of op {}",
+                    crate::error::show_id(&ops[v].id)
+                ),
+            })?;
+    }
+    Ok(MemoryModel {
+        size,
+        users,
+        pinned,
+        reads,
+        creates,
+        alloc,
+        inputs_bytes,
+    })
 }
 
 fn build_op(

@@ -2,8 +2,9 @@
 //! target, the regression corpus and the wasm tests, so all check the same thing.
 
 use crate::bounds::lower_bound;
+use crate::budget::NoClock;
 use crate::graph::Graph;
-use crate::plan::{plan, Method, NoClock, PlanOptions};
+use crate::plan::{plan, Method, PlanOptions};
 use crate::simulate::simulate;
 use crate::OpIx;
 

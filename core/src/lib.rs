@@ -1,37 +1,43 @@
 //! peakorder: order the operations of a tensor program so that peak memory is as low as possible.
 //!
 //! The data path reads straight through:
-//! JSON ([`format`]) → validated [`Graph`] (compact integer indices) → an orderer (a pure function
-//! in [`order`]) → [`Plan`] → [`simulate`].
+//! JSON ([`mod@format`]) → validated [`Graph`] (compact integer indices) → an orderer (a pure function
+//! in [`order`]) → [`Plan`] → [`simulate()`].
 //!
-//! The memory model is the contract of `DESIGN.md` §1; [`simulate`] is its reference
+//! The memory model is the contract of `docs/design.md` §1; [`simulate()`] is its reference
 //! implementation and every planner's result is re-checked by it.
 //!
 //! The crate does no I/O and has no clock of its own: callers that want deadlines pass a [`Clock`].
 
+#![warn(missing_docs)]
+
 pub mod bounds;
-pub mod csr;
+pub mod budget;
+mod csr;
 pub mod dtype;
 pub mod error;
 pub mod examples;
 pub mod format;
 pub mod fusion;
+#[doc(hidden)]
 pub mod generators;
 pub mod graph;
 mod id_index;
+#[doc(hidden)]
 pub mod invariants;
-pub mod maxflow;
+mod maxflow;
 pub mod order;
 pub mod plan;
 pub mod simulate;
 pub mod units;
 
 pub use bounds::lower_bound;
+pub use budget::{Budget, Clock, NoClock, Progress};
 pub use error::Error;
 pub use graph::{Graph, Op, Tensor};
 pub use plan::{
-    compare, compare_hooked, plan, plan_hooked, Budget, Clock, Comparison, Hooks, Method,
-    MethodRow, NoClock, Plan, PlanOptions, Progress,
+    compare, compare_hooked, plan, plan_hooked, Comparison, Hooks, Method, MethodRow, Plan,
+    PlanOptions,
 };
 pub use simulate::{peak_of, simulate, Simulation, Step};
 

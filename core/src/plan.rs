@@ -1,98 +1,28 @@
 //! Planning: run an orderer, re-check its order with the simulator, and report the plan of
-//! DESIGN.md §3 with a true lower bound and an honest `optimal` flag.
+//! docs/design.md §3 with a true lower bound and an honest `optimal` flag.
 //!
 //! The core has no clock of its own: deadlines are read through [`Clock`], which the native and
 //! wasm layers implement; without one, only the state budget limits a search.
 
+// The budget types and the orderers' result live in `budget` and `order` (which import nothing
+// from here); they stay reachable under `plan::` as before.
+pub use crate::budget::{Budget, Clock, NoClock, Progress, DEFAULT_MAX_MEMORY_BYTES};
+pub use crate::order::Ordering;
+
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 
-use crate::bounds::{lower_bound, part_lower_bound, part_lower_bound_until, BoundKind};
+use crate::bounds::cut::{cut_bound, during_in, CutNetwork};
+use crate::bounds::{lower_bound, BoundKind};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
+use crate::order::exact::{part_lower_bound, part_lower_bound_until};
 use crate::simulate::peak_of;
 use crate::OpIx;
-
-/// A source of time in milliseconds (any origin; only differences matter).
-pub trait Clock {
-    fn now_ms(&self) -> f64;
-}
-
-/// A clock that never moves: no deadline ever passes, elapsed times read 0.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoClock;
-
-impl Clock for NoClock {
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-}
-
-/// Where a long search stands, reported through [`Budget::progress`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    /// States expanded so far.
-    pub states: u64,
-    /// Peak of the best order known so far.
-    pub best_peak: u64,
-    /// A proven lower bound on every order's peak.
-    pub lower_bound: u64,
-}
-
-/// How much work a search may do. The core never spawns threads or reads a clock of its own:
-/// the caller passes a clock, an optional cancel flag (set e.g. by a Ctrl-C handler) and an
-/// optional progress callback.
-pub struct Budget<'a> {
-    pub clock: &'a dyn Clock,
-    /// Absolute time (on `clock`) after which a search stops and returns its best so far.
-    pub deadline_ms: Option<f64>,
-    /// Most search states a search may expand.
-    pub max_states: u64,
-    /// Most bytes a search's state table may hold.
-    pub max_memory_bytes: u64,
-    /// When set to true, a search stops as if its budget ran out.
-    pub cancel: Option<&'a AtomicBool>,
-    /// Called now and then (every few thousand states) while a search runs.
-    pub progress: Option<&'a dyn Fn(&Progress)>,
-}
-
-/// Default cap on a search's state table.
-pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
-
-impl<'a> Budget<'a> {
-    /// A budget of `max_states` states and an optional deadline, no cancel flag, no progress.
-    pub fn new(clock: &'a dyn Clock, deadline_ms: Option<f64>, max_states: u64) -> Budget<'a> {
-        Budget {
-            clock,
-            deadline_ms,
-            max_states,
-            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
-            cancel: None,
-            progress: None,
-        }
-    }
-
-    /// True once the deadline has passed or the search was cancelled.
-    pub fn expired(&self) -> bool {
-        self.cancelled() || self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
-    }
-
-    /// True once the cancel flag is set.
-    pub fn cancelled(&self) -> bool {
-        self.cancel.is_some_and(|c| c.load(AtomicOrdering::Relaxed))
-    }
-
-    /// Reports progress to the callback, if any.
-    pub fn report(&self, p: &Progress) {
-        if let Some(f) = self.progress {
-            f(p);
-        }
-    }
-}
 
 /// A planning method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -183,6 +113,7 @@ impl FromStr for Method {
 /// Options for [`plan`] and [`compare`].
 #[derive(Clone, Debug)]
 pub struct PlanOptions {
+    /// The method to plan with (default `auto`).
     pub method: Method,
     /// Time a search may take, in milliseconds (needs a real [`Clock`]).
     pub budget_ms: Option<f64>,
@@ -199,30 +130,6 @@ impl Default for PlanOptions {
             budget_ms: Some(100.0),
             max_states: 2_000_000,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
-        }
-    }
-}
-
-/// What an orderer found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ordering {
-    pub order: Vec<OpIx>,
-    /// The method proved no order has a lower peak.
-    pub proven_optimal: bool,
-    /// A lower bound the method proved, beyond [`crate::bounds::lower_bound`].
-    pub lower_bound: Option<u64>,
-    /// What gave `lower_bound` (or proved the order optimal).
-    pub bound_by: Option<BoundKind>,
-}
-
-impl Ordering {
-    /// An order with no proof attached.
-    pub fn heuristic(order: Vec<OpIx>) -> Ordering {
-        Ordering {
-            order,
-            proven_optimal: false,
-            lower_bound: None,
-            bound_by: None,
         }
     }
 }
@@ -252,12 +159,14 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
     }
 }
 
-/// A plan (DESIGN.md §3).
+/// A plan (docs/design.md §3).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
     /// Op ids in the order to run them.
     pub order: Vec<String>,
+    /// The order's peak (simulated).
     pub peak_bytes: u64,
+    /// Memory at the start (every graph input).
     pub inputs_bytes: u64,
     /// A true lower bound on every order's peak.
     pub lower_bound_bytes: u64,
@@ -268,9 +177,11 @@ pub struct Plan {
     pub proof: Option<&'static str>,
     /// What gave `lower_bound_bytes` (the same names).
     pub lower_bound_by: &'static str,
+    /// The method's name.
     pub method: String,
     /// Peak of the file's order; `None` when the file's order is not topological.
     pub program_order_peak_bytes: Option<u64>,
+    /// Time the method took, on the caller's clock.
     pub elapsed_ms: f64,
     /// The order as op indices.
     #[serde(skip)]
@@ -286,7 +197,9 @@ fn program_peak(g: &Graph) -> Option<u64> {
 /// What a caller can hook into a search: a cancel flag and a progress callback.
 #[derive(Clone, Copy, Default)]
 pub struct Hooks<'a> {
+    /// When set to true, a search stops as if its budget ran out.
     pub cancel: Option<&'a AtomicBool>,
+    /// Called now and then while a search runs.
     pub progress: Option<&'a dyn Fn(&Progress)>,
 }
 
@@ -321,6 +234,30 @@ fn plan_one<'a>(
     Ok((ordering, peak, elapsed))
 }
 
+/// Plans `g` with `opts.method`: the order, its peak, a true lower bound and whether the order
+/// is proven optimal. The order is re-checked by the simulator before it is returned.
+///
+/// ```
+/// use peakorder::examples::{seed_graph, SeedOptions};
+/// use peakorder::{plan, Graph, Method, NoClock, PlanOptions};
+///
+/// // The nvFuser report's graph: ten relu → matmul → relu → matmul paths over 0.25 MiB tensors,
+/// // listed breadth-first as nvFuser ran them.
+/// let g = Graph::from_spec(seed_graph(SeedOptions::default())).unwrap();
+/// let p = plan(&g, &PlanOptions::default(), &NoClock).unwrap();
+/// assert_eq!(p.method, "auto");
+/// assert_eq!(p.program_order_peak_bytes, Some(5_767_168)); // 5.50 MiB as written
+/// assert_eq!(p.peak_bytes, 3_670_016); // 3.50 MiB planned, path by path
+/// assert!(p.optimal && p.lower_bound_bytes == p.peak_bytes);
+///
+/// // Any other method by name; `greedy` gives no proof of its own.
+/// let opts = PlanOptions { method: "greedy".parse::<Method>().unwrap(), ..PlanOptions::default() };
+/// assert!(plan(&g, &opts, &NoClock).unwrap().peak_bytes >= p.peak_bytes);
+/// ```
+pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Error> {
+    plan_hooked(g, opts, clock, &Hooks::default())
+}
+
 /// The best lower bound for a plan of `g` whose order (of `method`) peaks at `peak`, and what
 /// gave it. A proven optimum is itself the best bound. Otherwise, the method's own bound, the
 /// part bound and (for the methods that do not compute it themselves) the whole-graph cut
@@ -350,17 +287,12 @@ fn plan_bound(
         offer(&mut best, part_lower_bound_until(g, stop), BoundKind::Part);
     }
     if best.0 < peak && method != Method::Auto && !stop() {
-        let net = crate::bounds::cut::CutNetwork::new(g, &[]);
-        let upper = crate::bounds::cut::during_in(g, &ordering.order);
-        let c = crate::bounds::cut::cut_bound(g, &net, &upper, best.0, 0, stop);
+        let net = CutNetwork::new(g, &[]);
+        let upper = during_in(g, &ordering.order);
+        let c = cut_bound(g, &net, &upper, best.0, 0, stop);
         offer(&mut best, c.bytes, BoundKind::Cut);
     }
     (best.0.min(peak), best.1)
-}
-
-/// Plans `g` with `opts.method`.
-pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Error> {
-    plan_hooked(g, opts, clock, &Hooks::default())
 }
 
 /// [`plan`] with a cancel flag and a progress callback.
@@ -392,24 +324,31 @@ pub fn plan_hooked<'a>(
 /// One row of [`compare`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MethodRow {
+    /// The method's name.
     pub method: String,
     /// `None` when the method does not apply to this graph (see `error`).
     pub peak_bytes: Option<u64>,
+    /// Proven: the method proved it, or its peak meets the best lower bound.
     pub optimal: bool,
     /// What proved this row's peak optimal (as [`Plan::proof`]); `None` unless `optimal`.
     pub proof: Option<&'static str>,
+    /// Time the method took, on the caller's clock.
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the method does not apply, when it does not.
     pub error: Option<String>,
 }
 
 /// Every method side by side.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The best lower bound: the part bound, the cut bound, or a method's proof.
     pub lower_bound_bytes: u64,
     /// What gave `lower_bound_bytes` ([`BoundKind::name`]).
     pub lower_bound_by: &'static str,
+    /// Memory at the start (every graph input).
     pub inputs_bytes: u64,
+    /// One row per method, in [`Method::ALL`]'s order.
     pub methods: Vec<MethodRow>,
 }
 
@@ -460,17 +399,14 @@ pub fn compare_hooked<'a>(
         .min()
         .unwrap_or(0);
     if bound.0 < best_peak {
-        let net = crate::bounds::cut::CutNetwork::new(g, &[]);
+        let net = CutNetwork::new(g, &[]);
         let mut upper = vec![u64::MAX; g.num_ops()];
-        for (_, r) in &runs {
-            if let Ok((ordering, _, _)) = r {
-                let d = crate::bounds::cut::during_in(g, &ordering.order);
-                for (u, x) in upper.iter_mut().zip(d) {
-                    *u = (*u).min(x);
-                }
+        for (ordering, _, _) in runs.iter().filter_map(|(_, r)| r.as_ref().ok()) {
+            for (u, x) in upper.iter_mut().zip(during_in(g, &ordering.order)) {
+                *u = (*u).min(x);
             }
         }
-        let c = crate::bounds::cut::cut_bound(g, &net, &upper, bound.0, 0, &|| false);
+        let c = cut_bound(g, &net, &upper, bound.0, 0, &|| false);
         offer(&mut bound, c.bytes.min(best_peak), BoundKind::Cut);
     }
     let methods = runs

@@ -1,4 +1,4 @@
-//! The memory simulator: the reference implementation of DESIGN.md §1.
+//! The memory simulator: the reference implementation of docs/design.md §1.
 //!
 //! [`MemState`] is the incremental form (run one op at a time) that planners share;
 //! [`simulate`] checks an order and reports memory at every step; [`peak_of`] is the fast path
@@ -101,17 +101,44 @@ pub struct Step {
 /// The result of simulating an order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Simulation {
+    /// The highest memory at the start or during any op.
     pub peak_bytes: u64,
+    /// Memory at the start (every graph input).
     pub inputs_bytes: u64,
     /// Index in `steps` of the first step that reaches the peak; `None` when the peak is the
     /// start memory and no op exceeds it.
     pub peak_step: Option<usize>,
     /// Tensors (storage owners) live at the peak, the running op's outputs included.
     pub live_at_peak: Vec<String>,
+    /// One entry per op, in order.
     pub steps: Vec<Step>,
 }
 
-/// Simulates `order`, which must be a complete topological order of `g`.
+/// Simulates `order`, which must be a complete topological order of `g`: memory during and
+/// after every step (docs/design.md §1), the peak, and what is live at the peak.
+///
+/// ```
+/// use peakorder::{simulate, Graph};
+///
+/// let g = Graph::from_json(r#"{
+///   "tensors": [{"id": "x", "bytes": 100}, {"id": "y", "bytes": 40}, {"id": "z", "bytes": 10}],
+///   "ops": [{"id": "f", "inputs": ["x"], "outputs": ["y"], "workspace": 20},
+///           {"id": "g", "inputs": ["y"], "outputs": ["z"]}],
+///   "outputs": ["z"]
+/// }"#).unwrap();
+/// let order = g.order_from_ids(&["f", "g"]).unwrap();
+/// let s = simulate(&g, &order).unwrap();
+/// // x is a graph input the caller owns (not `donated`): it stays live to the end.
+/// assert_eq!(s.steps[0].during_bytes, 100 + 40 + 20); // input, output, workspace
+/// assert_eq!(s.steps[0].after_bytes, 100 + 40);
+/// assert_eq!(s.steps[1].during_bytes, 100 + 40 + 10);
+/// assert_eq!(s.steps[1].after_bytes, 100 + 10); // y freed after its last reader
+/// assert_eq!((s.peak_bytes, s.peak_step), (160, Some(0)));
+/// assert_eq!(s.live_at_peak, ["x", "y"]);
+///
+/// // An order that breaks a dependency is an error naming the ops, never a wrong answer.
+/// assert_eq!(simulate(&g, &[1, 0]).unwrap_err().code(), "not_topological");
+/// ```
 pub fn simulate(g: &Graph, order: &[OpIx]) -> Result<Simulation, Error> {
     g.check_order(order)?;
     let mut state = MemState::new(g);

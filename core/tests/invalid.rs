@@ -1,4 +1,4 @@
-//! Every malformed input of DESIGN.md §2 (tests/cases/invalid) is refused with the expected
+//! Every malformed input of docs/design.md §2 (tests/cases/invalid) is refused with the expected
 //! error code and a one-line message naming the culprit; nothing panics.
 
 mod common;

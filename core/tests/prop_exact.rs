@@ -6,9 +6,9 @@ use order_gen::{
     brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs,
     uniform_dag, wide_layered, Rng,
 };
-use peakorder::bounds::{lower_bound, part_lower_bound};
+use peakorder::bounds::lower_bound;
 use peakorder::order::auto::auto_order;
-use peakorder::order::exact::{check_bound_admissible, exact_search};
+use peakorder::order::exact::{check_bound_admissible, exact_search, part_lower_bound};
 use peakorder::order::greedy::greedy_order;
 use peakorder::plan::Budget;
 use peakorder::simulate::simulate;

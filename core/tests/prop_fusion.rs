@@ -558,7 +558,7 @@ fn fixtures_meet_their_expectations() {
         check_fusion(&g, &f);
         check_expect(&name, &f.fused, &expect);
         check_expect(&name, &f.baseline, &expect["baseline"]);
-        // The JSON carries every field DESIGN.md §4 names.
+        // The JSON carries every field docs/design.md §4 names.
         let v = serde_json::to_value(&f).unwrap();
         for k in [
             "regions",

@@ -4,7 +4,7 @@
 
 use peakorder::format::{GraphSpec, OpSpec, TensorSpec, FORMAT};
 use peakorder::generators::{self, Rng};
-use peakorder::order::{inductor, local_search, series_parallel, spize, xla};
+use peakorder::order::{auto, inductor, local_search, series_parallel, spize, xla};
 use peakorder::{
     lower_bound, peak_of, plan, simulate, Budget, Graph, Method, NoClock, OpIx, PlanOptions,
 };
@@ -183,7 +183,7 @@ fn check_all(g: &Graph) -> Result<(), TestCaseError> {
         }
     }
     // The fallback portfolio is valid and never above the peers' choices.
-    let cands: Vec<Vec<OpIx>> = local_search::fallback_candidates(g)
+    let cands: Vec<Vec<OpIx>> = auto::fallback_candidates(g)
         .into_iter()
         .map(|c| c.1)
         .collect();
@@ -327,7 +327,7 @@ fn deep_chains_do_not_overflow_the_stack() {
     let g = Graph::from_spec(reversed_chain(300_000)).unwrap();
     let expected: Vec<OpIx> = (0..300_000u32).rev().collect();
     assert_eq!(series_parallel::sp_order(&g).unwrap(), expected);
-    for (name, order) in local_search::fallback_candidates(&g) {
+    for (name, order) in auto::fallback_candidates(&g) {
         assert_eq!(order, expected, "{name}");
     }
     let better = local_search::improve(&g, &expected, &budget(1_000));

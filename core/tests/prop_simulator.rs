@@ -1,5 +1,5 @@
 //! Property tests: the simulator agrees with a naive reference written straight from the text of
-//! DESIGN.md §1 (over ids and sets, sharing no code with the core), and every planner returns a
+//! docs/design.md §1 (over ids and sets, sharing no code with the core), and every planner returns a
 //! valid order whose simulated peak equals the reported one and is at least the lower bound.
 
 mod common;
@@ -12,7 +12,7 @@ use peakorder::format::GraphSpec;
 use peakorder::{lower_bound, plan, simulate, Graph, Method, NoClock, OpIx, PlanOptions};
 use proptest::prelude::*;
 
-/// DESIGN.md §1, read literally: returns (peak, [(during, after)] per step).
+/// docs/design.md §1, read literally: returns (peak, [(during, after)] per step).
 fn naive_simulate(spec: &GraphSpec, order: &[String]) -> (u64, Vec<(u64, u64)>) {
     let tensor: HashMap<&str, &peakorder::format::TensorSpec> =
         spec.tensors.iter().map(|t| (t.id.as_str(), t)).collect();

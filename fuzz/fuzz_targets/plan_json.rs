@@ -1,5 +1,5 @@
 //! JSON bytes → parse → validate → every planner with a small budget → simulate, asserting the
-//! invariants of DESIGN.md §3: no panic, every order valid, reported peak = simulated peak,
+//! invariants of docs/design.md §3: no panic, every order valid, reported peak = simulated peak,
 //! peak ≥ lower bound, and `optimal` only when true.
 #![no_main]
 

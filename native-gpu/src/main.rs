@@ -1,6 +1,6 @@
 //! `peakorder`: plan, simulate and compare orders of a tensor program for peak memory.
 //!
-//! Exit codes (DESIGN.md §5): 0 success, 2 bad input (message on stderr), 1 anything else.
+//! Exit codes (docs/design.md §5): 0 success, 2 bad input (message on stderr), 1 anything else.
 
 use std::process::ExitCode;
 

@@ -1,4 +1,4 @@
-//! `peakorder fuse` end to end: JSON fields of DESIGN.md §4, exit codes, and a written fused
+//! `peakorder fuse` end to end: JSON fields of docs/design.md §4, exit codes, and a written fused
 //! graph that `simulate` accepts with the reported order and peak.
 
 use std::path::PathBuf;

@@ -1,33 +1,73 @@
-"""peakorder for Python: export JAX and PyTorch programs as peakorder graphs, plan them with the
-`peakorder` command-line tool, and show the report in Jupyter.
+"""peakorder for Python: plan the order of a tensor program's operations for the lowest peak
+memory, in-process (a native extension over the Rust core), and export JAX and PyTorch programs
+as peakorder graphs.
 
     import peakorder
     graph = peakorder.export.from_jaxpr(train_step, params, batch)
-    plan = peakorder.plan(graph)          # dict: order, peak_bytes, ...
+    plan = peakorder.plan(graph)          # dict: order, peak_bytes, optimal, ...
     peakorder.show(graph)                 # the report, inline in a notebook
 
-Pure Python: JAX and PyTorch are imported only by the exporter that needs them.
+Graphs are dicts in the graph format (docs/design.md §2), JSON text, or paths. JAX and PyTorch
+are imported only by the exporter that needs them.
 """
 
-from . import export
-from ._cli import PeakorderError, find_binary, plan, report_html, show
+from . import _native, export
+from ._api import (
+    GraphLike,
+    OrderLike,
+    compare,
+    dtype_bytes,
+    dtype_sizes,
+    fuse,
+    plan,
+    report_html,
+    show,
+    simulate,
+    validate,
+)
+from ._errors import (
+    ArgumentError,
+    FusionError,
+    GraphError,
+    InterruptedWarning,
+    MethodError,
+    OrderError,
+    PeakorderError,
+    ReportError,
+)
 from ._graph import ExportError
 
 __all__ = [
-    "export",
     "plan",
-    "show",
+    "simulate",
+    "compare",
+    "fuse",
     "report_html",
-    "find_binary",
-    "PeakorderError",
-    "ExportError",
+    "show",
+    "validate",
+    "dtype_bytes",
+    "dtype_sizes",
     "save",
+    "export",
+    "GraphLike",
+    "OrderLike",
+    "PeakorderError",
+    "GraphError",
+    "OrderError",
+    "MethodError",
+    "FusionError",
+    "ArgumentError",
+    "ReportError",
+    "InterruptedWarning",
+    "ExportError",
 ]
-__version__ = "0.1.0"
+# One place: the workspace version in Cargo.toml, compiled into the extension (pyproject.toml
+# takes it from there too).
+__version__: str = _native.__version__
 
 
 def save(graph: dict, path: str) -> None:
-    """Writes a graph dict as JSON (what `peakorder plan` reads)."""
+    """Writes a graph dict as JSON (what ``peakorder plan`` reads)."""
     import json
 
     with open(path, "w", encoding="utf-8") as f:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ._graph import ExportError, GraphBuilder, dtype_name, json_safe, size_fields
+from ._graph import ExportError, GraphBuilder, dtype_name, json_safe, size_bytes, size_fields
 
 
 def _is_tensor(x: Any) -> bool:
@@ -145,11 +145,7 @@ def from_fx(
             root_of[tid] = root_of.get(target, target)
             return tid
         fields = size_fields(want, shape, t.dtype)
-        own = fields.get("bytes")
-        if own is None:
-            own = t.element_size()
-            for d in fields["shape"]:
-                own *= d
+        own = size_bytes(fields)
         nbytes = _storage_nbytes(t)
         if nbytes is not None and nbytes > own:
             # The storage is larger than the shape (a slice, padding): count what is allocated.

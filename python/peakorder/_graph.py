@@ -1,7 +1,7 @@
-"""Building peakorder graph JSON (DESIGN.md §2) from framework exporters.
+"""Building peakorder graph JSON (docs/design.md §2) from framework exporters.
 
 The builder keeps ids unique, declares every tensor before an op names it, and sizes tensors from
-a shape and a dtype name. Dtypes outside DESIGN.md's list are mapped explicitly to a byte size
+a shape and a dtype name. Dtypes outside docs/design.md's list are mapped explicitly to a byte size
 (with the framework's name and the shape kept in ``meta``); anything without a fixed size is an
 error naming the tensor.
 """
@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
+from ._api import dtype_bytes
+
 FORMAT = "peakorder/1"
 
-# Framework dtype names (numpy / JAX / PyTorch spellings) -> DESIGN.md dtype.
+# Framework dtype names (numpy / JAX / PyTorch spellings) -> docs/design.md dtype.
 DESIGN_DTYPES: Dict[str, str] = {
     "float64": "f64",
     "double": "f64",
@@ -35,7 +37,7 @@ DESIGN_DTYPES: Dict[str, str] = {
     "bool": "bool",
 }
 
-# Fixed-size dtypes that DESIGN.md does not name: bits per element. Sub-byte types are packed.
+# Fixed-size dtypes that docs/design.md does not name: bits per element. Sub-byte types are packed.
 OTHER_DTYPE_BITS: Dict[str, int] = {
     "uint16": 16,
     "uint32": 32,
@@ -101,6 +103,14 @@ def size_fields(tid: str, shape: Sequence[int], dtype: Any) -> Dict[str, Any]:
         f"tensor {tid!r} has dtype {name!r}, which peakorder cannot size "
         f"(known: {', '.join(sorted(set(DESIGN_DTYPES) | set(OTHER_DTYPE_BITS)))})"
     )
+
+
+def size_bytes(fields: Dict[str, Any]) -> int:
+    """Bytes of a tensor from its size fields (what :func:`size_fields` returns): ``bytes``, or
+    the elements times the dtype's size, which comes from the core (core/src/dtype.rs)."""
+    if "bytes" in fields:
+        return int(fields["bytes"])
+    return math.prod(fields["shape"]) * dtype_bytes(fields["dtype"])
 
 
 class GraphBuilder:

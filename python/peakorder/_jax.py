@@ -2,7 +2,10 @@
 
 Calls (``jit``/``pjit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call``) and
 ``jax.checkpoint`` / remat (``remat2``/``checkpoint``) are inlined, so the forward ops that a
-rematerialised backward pass recomputes appear as ops of their own (tagged in ``meta.scope``).
+rematerialised backward pass recomputes appear as ops of their own (``meta.remat``, and the calls
+they sit in as ``meta.calls``). Each op's ``meta.scope`` is its JAX name stack (``jax.named_scope``
+and the transforms, e.g. ``transpose(jvp(bert))/encoder/layer_0``), components joined with "/", the
+path the web view groups the DAG by (docs/web.md).
 Control flow (``cond``, ``while``, ``scan``) stays one op: its body's memory is not modelled,
 which its ``meta.note`` says.
 """
@@ -73,7 +76,7 @@ def from_jaxpr(
     donate_argnums: Sequence[int] = (),
     **kwargs: Any,
 ) -> Dict[str, Any]:
-    """Traces ``fn(*args, **kwargs)`` and returns its graph (a dict in DESIGN.md's JSON format).
+    """Traces ``fn(*args, **kwargs)`` and returns its graph (a dict in docs/design.md's JSON format).
 
     Graph inputs are the flattened arguments, named after ``fn``'s parameters and their pytree
     paths (``params['w'][0]``); ``donate_argnums`` marks arguments the step may free (as with
@@ -109,7 +112,7 @@ def from_jaxpr(
         env[v] = _aval_size(b, "const", v.aval, meta={"constant": True})
 
     counter = [0]
-    _walk(b, jaxpr, env, scope=[], counter=counter)
+    _walk(b, jaxpr, env, scope=[], counter=counter, names="")
 
     for v in jaxpr.outvars:
         b.outputs.append(_read_or_literal(b, env, v, [], counter))
@@ -149,12 +152,15 @@ def _walk(
     scope: List[str],
     counter: List[int],
     remat: bool = False,
+    names: str = "",
 ) -> None:
     # Recursion here follows the nesting of calls in the program (a few levels), not graph size.
+    # `names`: the name stack of the call being inlined; a body's own stacks are relative to it.
     for eqn in jaxpr.eqns:
         prim = eqn.primitive.name
         body = next((eqn.params[p] for p in _BODY_PARAMS if p in eqn.params), None)
         counter[0] += 1
+        name_stack = _join_names(names, _name_stack(eqn))
         if prim in _INLINE and body is not None:
             inner, consts = _open(body)
             label = f"{prim}_{counter[0]}"
@@ -169,7 +175,10 @@ def _walk(
                 sub_env[iv] = _read(env, ov)
             for cv, _c in zip(inner.constvars, consts):
                 sub_env[cv] = _aval_size(b, f"{label}/const", cv.aval, meta={"constant": True})
-            _walk(b, inner, sub_env, scope + [label], counter, remat or prim in _REMAT)
+            inner_names = name_stack
+            if prim in ("jit", "pjit") and isinstance(name, str) and name:
+                inner_names = _join_names(inner_names, f"jit({name})")
+            _walk(b, inner, sub_env, scope + [label], counter, remat or prim in _REMAT, inner_names)
             for ov, iv in zip(eqn.outvars, inner.outvars):
                 sub_scope = scope + [label]
                 env[ov] = _read_or_literal(b, sub_env, iv, sub_scope, counter)
@@ -195,8 +204,10 @@ def _walk(
             if _has_jaxpr(v):
                 continue
             attrs[k] = json_safe(v)
+        if name_stack:
+            meta["scope"] = name_stack
         if scope:
-            meta["scope"] = list(scope)
+            meta["calls"] = list(scope)
         if remat:
             # Inside jax.checkpoint: in a backward pass these ops are the recomputation.
             meta["remat"] = True
@@ -206,6 +217,17 @@ def _walk(
                 "its body is not modelled"
             )
         b.op(oid, prim, inputs, outputs, attrs=attrs or None, meta=meta or None, id_reserved=True)
+
+
+def _name_stack(eqn: Any) -> str:
+    """The equation's JAX name stack as "a/b/c" ("" when JAX records none)."""
+    info = getattr(eqn, "source_info", None)
+    stack = getattr(info, "name_stack", None)
+    return str(stack) if stack is not None else ""
+
+
+def _join_names(outer: str, inner: str) -> str:
+    return f"{outer}/{inner}" if outer and inner else outer or inner
 
 
 def _has_jaxpr(v: Any) -> bool:

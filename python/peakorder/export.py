@@ -1,4 +1,4 @@
-"""Exporters: a framework's program as a peakorder graph (a dict in DESIGN.md §2's JSON format).
+"""Exporters: a framework's program as a peakorder graph (a dict in docs/design.md §2's JSON format).
 
 - :func:`from_jaxpr` — JAX (``jax.make_jaxpr``), calls and ``jax.checkpoint`` inlined.
 - :func:`from_fx` — PyTorch ``torch.fx.GraphModule`` (symbolic_trace, torch.export,

@@ -1,14 +1,19 @@
-"""Shared fixtures: the repository's freshly built `peakorder` binary (scripts/test.sh builds it
-in release first), used by every test through $PEAKORDER_BIN."""
+"""Shared helpers: the repository's fixtures, and the freshly built `peakorder` CLI (scripts/test.sh
+builds it in release first) for the tests that compare with it or use `peakorder import onnx`.
+The package itself (peakorder, with its native extension) is the one installed in the venv
+(scripts/build.d/60-python.sh); it never runs the CLI."""
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "cases"
+
+
+def case(name):
+    """The path of a shared fixture, e.g. case("fork-join.json") or case("invalid/cycle.json")."""
+    return CASES / name
 
 
 def _binary() -> Path:
@@ -19,24 +24,6 @@ def _binary() -> Path:
     raise RuntimeError(
         "no peakorder binary in target/release or target/debug: run `cargo build --release` first"
     )
-
-
-def has_report() -> bool:
-    """Whether the built binary has the `report` subcommand (DESIGN.md §5, another issue's work)."""
-    r = subprocess.run([str(_binary()), "report", "--help"], capture_output=True)
-    return r.returncode == 0
-
-
-@pytest.fixture(scope="session", autouse=True)
-def peakorder_bin():
-    b = str(_binary())
-    old = os.environ.get("PEAKORDER_BIN")
-    os.environ["PEAKORDER_BIN"] = b
-    yield b
-    if old is None:
-        os.environ.pop("PEAKORDER_BIN", None)
-    else:
-        os.environ["PEAKORDER_BIN"] = old
 
 
 def cli(*args, check=True):
@@ -52,7 +39,7 @@ def plan_json(graph_path, method="program"):
 
 
 def simulate_peak(graph):
-    """DESIGN.md §1 on graph JSON in file order, written independently of the Rust simulator
+    """docs/design.md §1 on graph JSON in file order, written independently of the Rust simulator
     (for graphs without views): the peak of the program order."""
     size = {}
     for t in graph["tensors"]:

@@ -70,7 +70,7 @@ def test_checkpoint_recomputation_appears_as_ops(tmp_path):
     assert kinds(remat).count("dot_general") == kinds(plain).count("dot_general") + 2
     recomputed = [o for o in remat["ops"] if o.get("meta", {}).get("remat")]
     assert [o["kind"] for o in recomputed].count("tanh") == 2
-    assert all(o["meta"]["scope"][0].startswith("remat") for o in recomputed)
+    assert all(o["meta"]["calls"][0].startswith("remat") for o in recomputed)
     assert "remat2" not in kinds(remat) and "checkpoint" not in kinds(remat)
     for name, g in (("plain", plain), ("remat", remat)):
         validate(g, tmp_path, name)
@@ -130,3 +130,22 @@ def test_dtypes_outside_design_and_literal_outputs():
     assert g["outputs"][2] == "x"
     assert any(o["kind"] == "literal" for o in g["ops"])
     peakorder.plan(g)
+
+
+def test_ops_carry_the_jax_name_stack_as_scope():
+    """meta.scope is the op's JAX name stack joined with "/" (the web view groups the DAG by it),
+    the scopes of inlined jit calls included."""
+
+    def f(w, x):
+        with jax.named_scope("model"):
+            with jax.named_scope("layer_0"):
+                h = jnp.tanh(x @ w)
+            return jnp.sum(jax.jit(lambda h: h * 2)(h))
+
+    g = peakorder.export.from_jaxpr(jax.grad(f), jnp.ones((4, 4)), jnp.ones((2, 4)))
+    scope = {o["kind"]: o["meta"]["scope"] for o in g["ops"] if o["kind"] in ("tanh", "reduce_sum")}
+    assert scope == {"tanh": "jvp(model)/layer_0", "reduce_sum": "jvp(model)"}
+    jitted = [o["meta"]["scope"] for o in g["ops"] if o.get("meta", {}).get("calls")]
+    assert jitted and all(s.endswith("/jit(<lambda>)") for s in jitted)
+    backward = [o for o in g["ops"] if o["meta"]["scope"].startswith("transpose(jvp(model))/layer_0")]
+    assert {o["kind"] for o in backward} >= {"dot_general", "mul"}

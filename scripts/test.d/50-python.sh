@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Python package tests (python/tests): ONNX import through the CLI, JAX and PyTorch exporters,
-# plan/show. Uses the venv made by scripts/setup.d/50-python.sh and the release binary that
-# scripts/test.sh built. Tests whose framework is missing (torch in CI) are reported as skipped;
-# any failure or error makes this step fail.
+# Python package tests (python/tests): the in-process API against the CLI, every error code,
+# Ctrl-C during a long search, `pip install ./python` into a fresh venv, the ONNX import and the
+# JAX and PyTorch exporters. Uses the venv made by scripts/setup.d/50-python.sh with the package
+# that scripts/build.d/60-python.sh installed (rerun here: it does nothing when the wheel is
+# current), and the release CLI that scripts/test.sh built (the tests compare with it).
+# Any failure or error makes this step fail; skips are listed with their reasons.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
@@ -10,13 +12,13 @@ if [ ! -x "$PY" ]; then
   echo "no .venv: run scripts/setup.d/50-python.sh first" >&2
   exit 1
 fi
+bash scripts/build.d/60-python.sh
 if [ ! -x target/release/peakorder ]; then
   cargo build --release -p peakorder-gpu
 fi
-export PEAKORDER_BIN="$PWD/target/release/peakorder"
 export JAX_PLATFORMS=cpu
 export PYTHONDONTWRITEBYTECODE=1
-# -rs lists skip reasons (e.g. torch not installed); pytest's own summary line closes the output.
+# -rs lists skip reasons; pytest's own summary line closes the output.
 set +e
 "$PY" -m pytest python/tests -q -rs -p no:cacheprovider
 rc=$?

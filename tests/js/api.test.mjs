@@ -21,7 +21,7 @@ test('the seed graph plans to 3.5 MiB, from 5.5 MiB in program order', () => {
   assert.equal(p.order.length, 40);
   assert.equal(typeof p.elapsed_ms, 'number');
   assert.ok(p.elapsed_ms >= 0);
-  // Exactly the DESIGN.md §3 fields, as a plain object.
+  // Exactly the docs/design.md §3 fields, as a plain object.
   assert.equal(Object.getPrototypeOf(p), Object.prototype);
   assert.deepEqual(Object.keys(p).sort(), [
     'elapsed_ms', 'inputs_bytes', 'lower_bound_by', 'lower_bound_bytes', 'method', 'optimal',
@@ -119,7 +119,7 @@ test('plan options: method, budget, max_states; bad options are refused', () => 
   assertThrowsCode(() => po.plan(cyclicGraphFixedByOrder(), { method: 'program' }), 'not_topological');
 });
 
-test('simulate: the DESIGN.md §5 shape plus Float64Array series', () => {
+test('simulate: the docs/design.md §5 shape plus Float64Array series', () => {
   const g = seedGraph();
   const p = po.plan(g);
   for (const order of [p, p.order, JSON.stringify(p.order), JSON.stringify(p)]) {

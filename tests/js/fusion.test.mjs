@@ -1,4 +1,4 @@
-// fuse(): the DESIGN.md §4 object, the same as `peakorder fuse --json` prints, the expected values
+// fuse(): the docs/design.md §4 object, the same as `peakorder fuse --json` prints, the expected values
 // of the tests/cases/fusion-*.json fixtures, and coded errors for bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,9 +52,10 @@ test('the seed graph: memory-aware fusion keeps 3.5 MiB with 39 kernels, the bas
   assert.ok(f.baseline.peak_after_bytes > f.peak_before_bytes, 'the Thunder-style pass raises the peak');
   assert.equal(f.baseline.within_limit, false);
   assert.equal(typeof f.planner, 'string');
-  // The fused order's peak is the reported one: simulate it on the fused graph's ops is not
-  // possible here, but the same graph as text fuses identically.
-  assert.deepEqual(po.fuse(JSON.stringify(g)), f);
+  // The same graph as text fuses identically. A generous budget keeps both searches off the
+  // clock (on a loaded machine the default 2 s can cut one short, and `evaluations` differ).
+  const unhurried = { budget_ms: 600000 };
+  assert.deepEqual(po.fuse(JSON.stringify(g), unhurried), po.fuse(g, unhurried));
 });
 
 test('options: peak_limit, budget_ms and max_states are honoured', () => {

@@ -3,7 +3,7 @@
 const f32 = (id) => ({ id, shape: [256, 256], dtype: 'f32' });
 
 /**
- * The nvFuser seed graph (DESIGN.md §1, core/src/examples.rs): `paths` parallel paths
+ * The nvFuser seed graph (docs/design.md §1, core/src/examples.rs): `paths` parallel paths
  * relu -> matmul(t, t) -> relu -> matmul(t, a) over 256x256 f32, `a` chained through the second
  * matmuls. order "breadth" lists ops as nvFuser ran them, "paths" path by path. 4 ops per path.
  */

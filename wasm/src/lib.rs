@@ -1,7 +1,7 @@
 //! peakorder for JavaScript: a thin wasm-bindgen layer over the core (crate `peakorder`).
 //!
 //! This crate only converts: JS values in (a graph as an object or JSON text, options, an order),
-//! plain JS objects out (the DESIGN.md shapes, via serde-wasm-bindgen), core errors to JS `Error`
+//! plain JS objects out (the docs/design.md shapes, via serde-wasm-bindgen), core errors to JS `Error`
 //! objects with a stable `code`, and `performance.now()` to the core's [`Clock`]. Every planning
 //! decision is the core's; see docs/wasm.md for the JS API.
 //!
@@ -23,7 +23,7 @@ mod types;
 
 #[wasm_bindgen]
 extern "C" {
-    /// A graph (DESIGN.md §2) as an object, or as JSON text.
+    /// A graph (docs/design.md §2) as an object, or as JSON text.
     #[wasm_bindgen(typescript_type = "GraphInput")]
     pub type GraphInput;
     #[wasm_bindgen(typescript_type = "PlanOptions")]
@@ -45,6 +45,8 @@ extern "C" {
     pub type FuseOptionsArg;
     #[wasm_bindgen(typescript_type = "Fusion")]
     pub type FusionOut;
+    #[wasm_bindgen(typescript_type = "Storages")]
+    pub type StoragesOut;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,7 +397,7 @@ pub fn validate(graph: &GraphInput) -> Result<SummaryOut, JsValue> {
     })
 }
 
-/// Plans an order for `graph` (DESIGN.md §3). Options: `method` (default "greedy"),
+/// Plans an order for `graph` (docs/design.md §3). Options: `method` (default "greedy"),
 /// `budget_ms` (time a search may take, read from `performance.now()`), `max_states`.
 #[wasm_bindgen]
 pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanOut, JsValue> {
@@ -407,7 +409,7 @@ pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanO
     })
 }
 
-/// Simulates `order` on `graph`: the DESIGN.md §5 simulate JSON, plus `during` and `after`
+/// Simulates `order` on `graph`: the docs/design.md §5 simulate JSON, plus `during` and `after`
 /// (`Float64Array`, bytes at each step) for charts.
 #[wasm_bindgen]
 pub fn simulate(graph: &GraphInput, order: &OrderInput) -> Result<SimulationOut, JsValue> {
@@ -447,7 +449,7 @@ pub fn compare(
     })
 }
 
-/// Memory-aware fusion next to the Thunder-style baseline (DESIGN.md §4): the `fuse --json`
+/// Memory-aware fusion next to the Thunder-style baseline (docs/design.md §4): the `fuse --json`
 /// object. Options: `peak_limit` (bytes; default the best unfused peak), `budget_ms` (for the
 /// whole search, default 2000), `max_states`.
 #[wasm_bindgen]
@@ -457,6 +459,58 @@ pub fn fuse(graph: &GraphInput, options: Option<FuseOptionsArg>) -> Result<Fusio
         let opts = read_fuse_options(&options.map_or(JsValue::UNDEFINED, Into::into))?;
         let fusion = peakorder::fusion::run(&g, &opts, &JsClock::new())?;
         Ok(to_js(&fusion)?.unchecked_into())
+    })
+}
+
+/// The core's memory-model tables of `graph`, so that views draw the sizes and lifetimes the
+/// simulator uses instead of re-deriving them (docs/design.md §1): per tensor, in file order, `bytes`
+/// (its storage's size; 0 for a view), `root` (the tensor whose storage it lives in) and `pinned`
+/// (1: never freed); the ops that keep each storage alive as `users[users_start[t] ..
+/// users_start[t + 1]]` (op indices in file order).
+#[wasm_bindgen]
+pub fn storages(graph: &GraphInput) -> Result<StoragesOut, JsValue> {
+    throwing(|| {
+        let g = read_graph(graph)?;
+        let n = g.num_tensors() as u32;
+        let mut bytes = Vec::with_capacity(n as usize);
+        for t in 0..n {
+            let b = g.size(t);
+            if b > MAX_SAFE {
+                return Err(JsErr::new(
+                    codes::TOO_LARGE,
+                    format!(
+                        "tensor {} has {b} bytes, more than a JavaScript number holds exactly",
+                        peakorder::error::show_id(&g.tensors()[t as usize].id)
+                    ),
+                ));
+            }
+            bytes.push(b as f64);
+        }
+        let root: Vec<u32> = g.tensors().iter().map(|t| t.root).collect();
+        let pinned: Vec<u8> = (0..n).map(|t| u8::from(g.pinned(t))).collect();
+        let mut users_start = Vec::with_capacity(n as usize + 1);
+        let mut users = Vec::new();
+        users_start.push(0u32);
+        for t in 0..n {
+            users.extend_from_slice(g.users(t));
+            users_start.push(users.len() as u32);
+        }
+        let out = js_sys::Object::new();
+        let fields: [(&str, JsValue); 5] = [
+            ("bytes", js_sys::Float64Array::from(&bytes[..]).into()),
+            ("root", js_sys::Uint32Array::from(&root[..]).into()),
+            ("pinned", js_sys::Uint8Array::from(&pinned[..]).into()),
+            (
+                "users_start",
+                js_sys::Uint32Array::from(&users_start[..]).into(),
+            ),
+            ("users", js_sys::Uint32Array::from(&users[..]).into()),
+        ];
+        for (k, v) in fields {
+            // A fresh plain object: setting a field cannot fail.
+            let _ = js_sys::Reflect::set(&out, &k.into(), &v);
+        }
+        Ok(JsValue::from(out).unchecked_into())
     })
 }
 

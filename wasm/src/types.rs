@@ -1,18 +1,18 @@
 //! TypeScript declarations of the JS API's objects, emitted by wasm-bindgen into the generated
 //! `.d.ts` (the functions in lib.rs name these types through `typescript_type`). They mirror the
-//! serde shapes of the core (DESIGN.md §2, §3, §4, §5); tests/js/types-check.ts checks them with
+//! serde shapes of the core (docs/design.md §2, §3, §4, §5); tests/js/types-check.ts checks them with
 //! `tsc --noEmit` and tests/js/*.test.mjs check the values against them at run time.
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
-/** Element types of DESIGN.md §2. */
+/** Element types of docs/design.md §2. */
 export type Dtype =
   | "f64" | "f32" | "f16" | "bf16" | "f8e4m3" | "f8e5m2"
   | "i64" | "i32" | "i16" | "i8" | "u8" | "bool";
 
-/** A tensor (DESIGN.md §2): give `bytes`, or `shape` + `dtype`, or `alias_of`. */
+/** A tensor (docs/design.md §2): give `bytes`, or `shape` + `dtype`, or `alias_of`. */
 export interface TensorSpec {
   id: string;
   bytes?: number;
@@ -24,7 +24,7 @@ export interface TensorSpec {
   meta?: Record<string, unknown>;
 }
 
-/** An op (DESIGN.md §2). */
+/** An op (docs/design.md §2). */
 export interface OpSpec {
   id: string;
   kind?: string;
@@ -36,7 +36,7 @@ export interface OpSpec {
   meta?: Record<string, unknown>;
 }
 
-/** A graph (DESIGN.md §2). Unknown keys are errors, except inside `meta` and `attrs`. */
+/** A graph (docs/design.md §2). Unknown keys are errors, except inside `meta` and `attrs`. */
 export interface Graph {
   format?: "peakorder/1";
   tensors: TensorSpec[];
@@ -85,7 +85,7 @@ export interface Summary {
   in_forest: boolean;
 }
 
-/** A plan (DESIGN.md §3). */
+/** A plan (docs/design.md §3). */
 export interface Plan {
   /** Op ids in the order to run them. */
   order: string[];
@@ -115,7 +115,7 @@ export interface Step {
   after_bytes: number;
 }
 
-/** A simulated order (DESIGN.md §5), plus typed arrays for charts. */
+/** A simulated order (docs/design.md §5), plus typed arrays for charts. */
 export interface Simulation {
   peak_bytes: number;
   inputs_bytes: number;
@@ -128,6 +128,19 @@ export interface Simulation {
   during: Float64Array;
   /** `steps[i].after_bytes` for every step. */
   after: Float64Array;
+}
+
+/** The memory model's tables (`storages()`), per tensor in file order. */
+export interface Storages {
+  /** Bytes of the tensor's own storage; 0 for a view. */
+  bytes: Float64Array;
+  /** Index of the tensor whose storage it lives in (itself unless a view). */
+  root: Uint32Array;
+  /** 1 when the storage is never freed (a graph output, or an input that is not donated). */
+  pinned: Uint8Array;
+  /** `users[users_start[t] .. users_start[t + 1]]`: the ops (file-order indices) that keep storage t alive. */
+  users_start: Uint32Array;
+  users: Uint32Array;
 }
 
 /** An order: op ids, a plan (anything with an `order` array), or JSON text of either. */
@@ -168,7 +181,7 @@ export interface FuseOptions {
   max_states?: number;
 }
 
-/** One side of a fusion (DESIGN.md §4). Byte counts are exact integers (below 2^53). */
+/** One side of a fusion (docs/design.md §4). Byte counts are exact integers (below 2^53). */
 export interface FusedGraph {
   /** Op ids of each region of two or more ops, regions in the order they run. */
   regions: string[][];
@@ -201,7 +214,7 @@ export interface Fusion extends FusedGraph {
 }
 
 /**
- * Stable error codes: the core's (DESIGN.md §2 validation; "bad_region", "region_cycle" and
+ * Stable error codes: the core's (docs/design.md §2 validation; "bad_region", "region_cycle" and
  * "peak_limit" from fusion) plus "invalid_argument" (an option or
  * order of the wrong type or shape), "too_large" (a result byte count at or above 2^53) and, in
  * the web build, "not_initialized" (a call before `init`).

@@ -13,18 +13,23 @@ function el(name, attrs = {}, parent = null) {
   return e;
 }
 
-/** Round tick values for a byte axis: 1, 2 or 5 × a power of two's binary unit. */
-function byteTicks(max) {
-  const unit = max >= 512 * 1024 * 1024 ? 1024 ** 3 : max >= 512 * 1024 ? 1024 ** 2 : max >= 512 ? 1024 : 1;
+/**
+ * Round ticks for a byte axis up to `max`: 1, 2, 2.5 or 5 × a power of ten of one binary unit,
+ * each {v, label}, the label in that unit ("0.2 GiB", not "204.80 MiB").
+ */
+export function byteTicks(max) {
+  const [unit, name] = max >= 512 * 1024 * 1024 ? [1024 ** 3, 'GiB'] : max >= 512 * 1024 ? [1024 ** 2, 'MiB'] : max >= 512 ? [1024, 'KiB'] : [1, 'B'];
   const raw = max / unit / 6;
   const pow = 10 ** Math.floor(Math.log10(raw || 1));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).find((s) => s >= raw) * unit;
+  const mult = [1, 2, 2.5, 5, 10].find((m) => m * pow >= raw);
+  const step = mult * pow;
+  const digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (mult === 2.5 ? 1 : 0));
   const ticks = [];
-  for (let v = 0; v <= max * 1.0001; v += step) ticks.push(v);
+  for (let k = 0; k * step * unit <= max * 1.0001; k++) ticks.push({ v: k * step * unit, label: k ? `${(k * step).toFixed(digits)} ${name}` : '0' });
   return ticks;
 }
 
-function stepTicks(n) {
+export function stepTicks(n) {
   const raw = n / 8;
   const pow = 10 ** Math.floor(Math.log10(raw || 1));
   const step = Math.max(1, [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw));
@@ -64,9 +69,9 @@ export function peakStep(sim) {
  * Draws the chart into `host` (emptied first). `series`: [{key, label, sim, order (op ids)}].
  * `onHover(step|null)` is called as the pointer moves over the plot.
  */
-export function drawChart(host, { series, lowerBound, inputsBytes, height = 280, onHover }) {
+export function drawChart(host, { series, lowerBound, inputsBytes, height = 280, onHover, width: given }) {
   host.textContent = '';
-  const width = Math.max(320, host.clientWidth || 800);
+  const width = Math.max(320, given || host.clientWidth || 800);
   const svg = el('svg', { class: 'po-chart-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' }, host);
   const n = Math.max(...series.map((s) => s.sim.during.length));
   svg.setAttribute('data-steps', String(n));
@@ -79,8 +84,8 @@ export function drawChart(host, { series, lowerBound, inputsBytes, height = 280,
 
   const axes = el('g', { class: 'po-axes' }, svg);
   for (const t of byteTicks(max / 1.1)) {
-    el('line', { x1: M.left, x2: M.left + pw, y1: y(t), y2: y(t), class: 'po-grid' }, axes);
-    el('text', { x: M.left - 6, y: y(t) + 4, class: 'po-tick', 'text-anchor': 'end' }, axes).textContent = formatBytes(t);
+    el('line', { x1: M.left, x2: M.left + pw, y1: y(t.v), y2: y(t.v), class: 'po-grid' }, axes);
+    el('text', { x: M.left - 6, y: y(t.v) + 4, class: 'po-tick', 'text-anchor': 'end' }, axes).textContent = t.label;
   }
   for (const t of stepTicks(n)) {
     el('line', { x1: x(t), x2: x(t), y1: M.top + ph, y2: M.top + ph + 4, class: 'po-axis' }, axes);

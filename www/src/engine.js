@@ -6,11 +6,13 @@
 //   init     {wasm: ArrayBuffer|Uint8Array}  -> {version, methods}
 //   analyze  {graph: string, options: {method, budget_ms, max_states}, fusion: bool}
 //            -> {plan, program, planned, model, layout, rank, regions, fusion, fusionError, timings}
+//            (`layout`: dagre's, for a graph small enough to draw whole; else null, and the view
+//            groups it)
 //   fuse     {graph: string, options: {budget_ms, max_states}} -> {fusion, fusionError, regions}
-// `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, DESIGN.md §4) when
+// `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, docs/design.md §4) when
 // asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
 // (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
-// `program`/`planned` are simulations (DESIGN.md §5 fields; `during`/`after` as Float64Array,
+// `program`/`planned` are simulations (docs/design.md §5 fields; `during`/`after` as Float64Array,
 // transferred, not copied; `steps` is dropped since the arrays carry the same numbers).
 
 import init, * as wasm from 'peakorder-wasm-web';
@@ -50,7 +52,7 @@ function analyze(text, options, fusion) {
   const plan = wasm.plan(text, options);
   const t1 = performance.now();
   const graph = JSON.parse(text); // already validated by the core
-  const model = buildModel(graph);
+  const model = buildModel(graph, wasm.storages(text));
   const programOrder = graph.ops.map((o) => o.id);
   let program = null;
   let programError = null;
@@ -65,7 +67,7 @@ function analyze(text, options, fusion) {
   const opIx = new Map(model.ops.map((o, v) => [o.id, v]));
   const rank = new Int32Array(model.ops.length);
   plan.order.forEach((id, k) => { rank[opIx.get(id)] = k; });
-  const layout = layoutDag(model, rank);
+  const layout = layoutDag(model);
   const t3 = performance.now();
   const fused = fusion ? fuse(text, options) : { fusion: null, fusionError: null, regions: null };
   const t4 = performance.now();
@@ -94,8 +96,7 @@ function fuse(text, options) {
 function transferables(result) {
   const list = [];
   for (const s of [result.program, result.planned]) if (s) list.push(s.during.buffer, s.after.buffer);
-  if (result.layout && result.layout.kind === 'simple') list.push(result.layout.x.buffer, result.layout.y.buffer);
-  list.push(result.rank.buffer);
+  list.push(result.rank.buffer, result.model.users.buffer, result.model.usersStart.buffer);
   return list;
 }
 

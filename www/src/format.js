@@ -30,8 +30,16 @@ export function formatMs(ms) {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
+// One formatter (toLocaleString builds one per call).
+const NUMBER = new Intl.NumberFormat('en-US');
+
+/** "7,502". */
+export function count(n) {
+  return NUMBER.format(n);
+}
+
 export function plural(n, word) {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${NUMBER.format(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 // Viridis, sampled at 9 stops: a perceptually even scale that stays readable for colour-blind

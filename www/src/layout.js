@@ -1,25 +1,24 @@
-// DAG layout, computed in the worker so a large graph never freezes the page.
-// Up to FULL_DAG_LIMIT ops: dagre's layered (Sugiyama) layout with routed edges. Past it: a
-// simplified view (one column per longest-path layer, ops as dots, no edge routing), which
-// the page labels as such.
+// The layout of a small graph drawn whole: dagre's layered (Sugiyama) layout with routed edges,
+// computed in the worker so the page never waits for it. Past FULL_DAG_LIMIT ops (or
+// FULL_DAG_EDGE_LIMIT edges) the view groups the graph instead (groups.js, layered.js), which
+// reads better than thousands of boxes and lays out in linear time.
 
 import dagre from '@dagrejs/dagre';
-import { layers } from './model.js';
 
-export const FULL_DAG_LIMIT = 400;
-export const FULL_DAG_EDGE_LIMIT = 1600;
+export const FULL_DAG_LIMIT = 150;
+export const FULL_DAG_EDGE_LIMIT = 400;
 
 const NODE_H = 22;
 const CHAR_W = 6.6; // 11px monospace
 
-/** `rank` maps op index -> position in the planned order (orders ops within a simple layer). */
-export function layoutDag(model, rank) {
-  const n = model.ops.length;
-  if (n <= FULL_DAG_LIMIT && model.edges.length <= FULL_DAG_EDGE_LIMIT) return dagreLayout(model);
-  return simpleLayout(model, rank);
+/** Whether `model` is drawn whole (with dagre) rather than grouped. */
+export function drawnWhole(model) {
+  return model.ops.length <= FULL_DAG_LIMIT && model.edges.length <= FULL_DAG_EDGE_LIMIT;
 }
 
-function dagreLayout(model) {
+/** dagre's layout of every op, or null for a graph that is grouped instead. */
+export function layoutDag(model) {
+  if (!drawnWhole(model)) return null;
   const g = new dagre.graphlib.Graph({ multigraph: false });
   g.setGraph({ rankdir: 'LR', nodesep: 6, ranksep: 34, edgesep: 4, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -38,31 +37,4 @@ function dagreLayout(model) {
   });
   const gg = g.graph();
   return { kind: 'full', width: gg.width, height: gg.height, nodes, edges };
-}
-
-function simpleLayout(model, rank) {
-  const n = model.ops.length;
-  const layer = layers(model) || new Int32Array(n);
-  let depth = 0;
-  for (let v = 0; v < n; v++) depth = Math.max(depth, layer[v] + 1);
-  const cols = Array.from({ length: depth }, () => []);
-  for (let v = 0; v < n; v++) cols[layer[v]].push(v);
-  let tallest = 0;
-  for (const c of cols) {
-    c.sort((a, b) => rank[a] - rank[b]);
-    tallest = Math.max(tallest, c.length);
-  }
-  // Fit in a box about 1000 × 460 css px, whatever the shape.
-  const dx = Math.max(2, Math.min(40, 1000 / Math.max(1, depth)));
-  const dy = Math.max(1, Math.min(14, 460 / Math.max(1, tallest)));
-  const x = new Float32Array(n);
-  const y = new Float32Array(n);
-  cols.forEach((c, l) => c.forEach((v, i) => {
-    x[v] = 8 + l * dx + dx / 2;
-    y[v] = 8 + i * dy + dy / 2;
-  }));
-  return {
-    kind: 'simple', width: depth * dx + 16, height: tallest * dy + 16,
-    layers: depth, widest: tallest, dx, dy, x, y, cols,
-  };
 }

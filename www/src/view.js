@@ -1,14 +1,18 @@
-// The peakorder view: summary, memory-over-time chart, DAG, planned order, live-at-peak tensors,
-// hover details and a plan download. `mount` puts it in any element (the static page, notebooks,
-// the self-contained report); `render` is the anywidget entry.
+// The peakorder view: summary, memory-over-time chart, the per-tensor memory timeline, the DAG
+// (grouped by scope when big), planned order, live-at-peak tensors, hover details, selection
+// shared by every panel, and a plan download. `mount` puts it in any element (the static page,
+// notebooks, the self-contained report); `render` is the anywidget entry.
 
 import css from './style.css';
 import { planner } from './planner.js';
 import { drawChart } from './chart.js';
 import { drawDag } from './dag.js';
+import { buildBands, drawTimeline } from './timeline.js';
+import { drawArena } from './arena.js';
+import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
-import { FULL_DAG_LIMIT } from './layout.js';
-import { formatBytes, formatDelta, formatMs, plural, viridis, escapeHtml } from './format.js';
+import { Rows } from './rows.js';
+import { formatBytes, formatDelta, formatMs, plural, count, viridis, escapeHtml } from './format.js';
 
 const STYLE_ID = 'peakorder-view-style';
 
@@ -39,6 +43,8 @@ function graphText(graph) {
 }
 
 const DEFAULTS = { method: null, budget_ms: 1000, controls: false, chartHeight: 280, fuse: false };
+// Nodes the grouped DAG shows at first (the groups around the peak open, the rest closed).
+const GROUP_BUDGET = 60;
 
 /**
  * Mounts the view in `element` and plans `graph` (a peakorder/1 object or JSON text; may be null
@@ -74,6 +80,10 @@ export function mount(element, graph, options = {}) {
     },
     fuse: (on) => view.setFuse(on),
     result: () => view.last,
+    timeline: (key = 'planned') => view.timelines[key] || null,
+    arena: () => view.arena,
+    dag: () => view.dag,
+    select: (kind, id) => view.selectById(kind, id),
     destroy: () => view.destroy(),
   };
 }
@@ -113,8 +123,40 @@ class View {
     this.chartHost = h('div', { class: 'po-chart', 'data-testid': 'chart' });
     this.dagHost = h('div', { class: 'po-dag', 'data-testid': 'dag' });
     this.dagNote = h('p', { class: 'po-note' });
+    this.timelines = {};
+    this.timelineMode = 'both';
+    this.timelineHost = h('div', { class: 'po-timelines', 'data-testid': 'timeline' });
+    this.timelineNote = h('p', { class: 'po-note' });
+    this.timelineToggle = h('div', { class: 'po-seg', role: 'group', 'aria-label': 'Orders shown' },
+      ...[['both', 'both orders'], ['planned', 'planned'], ['program', 'program']].map(([k, label]) => h('button', {
+        class: 'po-btn po-seg-btn', type: 'button', 'data-mode': k, 'aria-pressed': String(k === 'both'),
+        onclick: () => this.setTimelineMode(k),
+      }, label)));
+    this.arenaHost = h('div', { class: 'po-timelines', 'data-testid': 'arena' });
+    this.arenaNote = h('p', { class: 'po-note' });
+    this.arenaPanel = h('section', { class: 'po-panel', hidden: true },
+      h('div', { class: 'po-panel-head' }, h('h3', {}, 'Arena (static memory layout)')),
+      h('div', { class: 'po-legend' },
+        h('span', {}, 'one rectangle per buffer: its byte offset in the one arena (y) while it is live (x, the steps of the order it was laid out for) ·'),
+        h('span', { class: 'po-nowrap' }, 'colours as in the timeline ·'),
+        h('span', { class: 'po-nowrap' }, 'hover for details, click to select')),
+      this.arenaNote, this.arenaHost);
+    this.searchBox = h('input', {
+      class: 'po-input po-search', type: 'search', placeholder: 'Find an op or tensor id…', 'aria-label': 'Find an op or tensor', 'data-testid': 'search',
+    });
+    this.searchResults = h('ul', { class: 'po-search-results', hidden: true, 'data-testid': 'search-results' });
+    this.searchBox.addEventListener('input', () => this.search(this.searchBox.value));
+    this.searchBox.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') {
+        const first = this.searchResults.querySelector('li');
+        if (first) first.click();
+      } else if (ev.key === 'Escape') this.closeSearch();
+    });
+    this.collapseBtn = h('button', { class: 'po-btn', type: 'button', hidden: true, onclick: () => this.resetGroups() }, 'Collapse all');
     this.orderList = h('ol', { class: 'po-order', 'data-testid': 'order' });
     this.liveList = h('ul', { class: 'po-live', 'data-testid': 'live' });
+    this.orderRows = new Rows(this.orderList);
+    this.liveRows = new Rows(this.liveList);
     this.liveTitle = h('h3', {}, 'Live at the planned peak');
     this.downloadBtn = h('button', { class: 'po-btn', type: 'button', disabled: true, onclick: () => this.download() }, 'Download plan (JSON)');
     this.legend = h('div', { class: 'po-legend', 'data-testid': 'chart-legend' });
@@ -123,7 +165,8 @@ class View {
     this.dagLegend = h('div', { class: 'po-legend' },
       'op colour = position in the planned order: first ',
       h('span', { class: 'po-gradient' }), ' last · ',
-      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input)',
+      h('span', { class: 'po-key po-key-live' }), 'tensor live at the peak (its edge, producer outline, or a stub for a graph input) · ',
+      h('span', { class: 'po-key po-key-peak' }), 'the op (or group) running at the planned peak',
       this.regionKey);
     this.controls = opts.controls ? this.buildControls() : null;
     this.root.append(
@@ -131,15 +174,37 @@ class View {
       this.status,
       this.summary,
       h('section', { class: 'po-panel' }, h('h3', {}, 'Memory over time'), this.legend, this.chartHost),
-      h('section', { class: 'po-panel' }, h('h3', {}, 'Dataflow graph'), this.dagLegend, this.dagNote, this.dagHost),
+      h('section', { class: 'po-panel' },
+        h('div', { class: 'po-panel-head' }, h('h3', {}, 'Memory by tensor'), this.timelineToggle),
+        h('div', { class: 'po-legend' },
+          h('span', {}, 'one band per storage, from the op that makes it to the last op that needs it, stacked in allocation order ·'),
+          h('span', { class: 'po-nowrap' }, 'full colour: live at the peak (dashed line) ·'),
+          h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-ws' }), 'workspace ·'),
+          h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-other' }), 'other (small storages merged) ·'),
+          h('span', { class: 'po-nowrap' }, 'hover for details, click to select')),
+        this.timelineNote, this.timelineHost),
+      this.arenaPanel,
+      h('section', { class: 'po-panel' },
+        h('div', { class: 'po-panel-head' }, h('h3', {}, 'Dataflow graph'),
+          h('div', { class: 'po-search-wrap' }, this.searchBox, this.searchResults), this.collapseBtn),
+        this.dagLegend, this.dagNote, this.dagHost),
       h('div', { class: 'po-columns' },
         h('section', { class: 'po-panel' }, h('h3', {}, 'Planned order'), this.orderList, this.downloadBtn),
         h('section', { class: 'po-panel' }, this.liveTitle, this.liveList)),
       this.tooltip,
     );
+    this.listenToLists();
     element.appendChild(this.root);
     this.element = element;
-    this.resize = new ResizeObserver(() => this.redrawChart());
+    // Every full-width panel is as wide as the chart's: one width, read once per change.
+    this.resize = new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (w === this.width || !this.last) return;
+      this.width = w;
+      this.redrawChart();
+      this.redrawTimelines();
+      if (this.last) this.drawArena(this.last);
+    });
     this.resize.observe(this.chartHost);
     this.width = 0;
   }
@@ -297,6 +362,7 @@ class View {
     this.setStatus(`Planning ${source}…`);
     const p = planner();
     try {
+      const tStart = performance.now();
       const info = await p.ready;
       this.methods = info.methods;
       if (this.controls && !this.methodSel.options.length) this.syncControls();
@@ -305,6 +371,10 @@ class View {
       const r = await p.analyze(text, options, !!this.opts.fuse);
       if (seq !== this.seq) return null; // a newer load superseded this one
       r.wall_ms = performance.now() - t0;
+      // Waiting for the planner (its worker and wasm starting, on the first load) and the whole
+      // round trip to the worker, messages included.
+      r.timings.init_ms = t0 - tStart;
+      r.timings.worker_ms = r.wall_ms;
       r.source = source;
       this.last = r;
       this.draw(r);
@@ -322,11 +392,25 @@ class View {
   }
 
   draw(r) {
+    // Each panel's drawing time goes in `timings` (docs/web.md quotes them).
+    const t = [performance.now()];
+    const lap = () => t.push(performance.now()) && t[t.length - 1] - t[t.length - 2];
+    this.selected = null;
+    this.closeSearch();
+    this.width = this.chartHost.clientWidth;
     this.drawSummary(r);
-    this.redrawChart(true);
+    this.redrawChart();
+    r.timings.chart_ms = lap();
+    this.redrawTimelines();
+    r.timings.timeline_ms = lap();
+    this.drawArena(r);
+    r.timings.arena_ms = lap();
     this.drawDag(r);
+    r.timings.dag_ms = lap();
     this.drawLists(r);
+    r.timings.lists_ms = lap();
     this.downloadBtn.disabled = false;
+    r.timings.draw_ms = t[t.length - 1] - t[0];
   }
 
   drawSummary(r) {
@@ -381,12 +465,9 @@ class View {
     ];
   }
 
-  redrawChart(force = false) {
+  redrawChart() {
     const r = this.last;
     if (!r) return;
-    const w = this.chartHost.clientWidth;
-    if (!force && w === this.width) return;
-    this.width = w;
     const orderIds = r.plan.order;
     const programIds = r.model.ops.map((o) => o.id);
     const series = [];
@@ -398,6 +479,7 @@ class View {
       lowerBound: r.plan.lower_bound_bytes,
       inputsBytes: r.plan.inputs_bytes,
       height: this.opts.chartHeight,
+      width: this.width,
       onHover: (i, ev) => {
         if (i === null) {
           this.hideTip();
@@ -424,22 +506,73 @@ class View {
     return this.opts.fuse ? r.regions : null;
   }
 
+  /** The op running at the planned peak (an op index), or -1 when the peak is the start. */
+  peakOp(r) {
+    const k = r.planned.peak_step;
+    if (typeof k !== 'number' || k < 0) return -1;
+    return this.opIndex(r).get(r.plan.order[k]) ?? -1;
+  }
+
+  opIndex(r) {
+    if (!r.opIx) r.opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
+    return r.opIx;
+  }
+
+  tensorIndex(r) {
+    if (!r.tensorIx) r.tensorIx = new Map(r.model.tensors.map((t, i) => [t.id, i]));
+    return r.tensorIx;
+  }
+
+  /** Bytes live at the planned peak made inside each group (opens those groups first). */
+  liveWeight(r) {
+    const w = new Float64Array(r.tree.groups.length);
+    for (const t of this.liveAtPeak(r)) {
+      const p = r.model.tensors[t].producer;
+      if (p < 0) continue;
+      for (let g = r.tree.opGroup[p]; g >= 0; g = r.tree.groups[g].parent) w[g] += r.model.tensors[t].bytes;
+    }
+    return w;
+  }
+
   drawDag(r) {
-    const n = r.model.ops.length;
     const regions = this.regionsOf(r);
-    const simple = r.layout.kind === 'simple';
-    this.dagNote.textContent = simple
-      ? `Simplified view: ${plural(n, 'op')} is more than the ${FULL_DAG_LIMIT} the full layout draws readably, so each op is a dot in its longest-path layer (${r.layout.layers} layers), edges hidden. Hover a dot for its details.${regions && regions.length ? ' Fusion regions are not outlined in this view.' : ''}`
-      : `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details; ctrl+scroll (or pinch) to zoom, drag to pan, double-click to fit.`;
-    this.regionKey.hidden = simple || !(regions && regions.length);
+    const whole = !!r.layout;
+    const peakOp = this.peakOp(r);
+    if (!whole && !r.tree) {
+      r.tree = buildGroups(r.model);
+      r.expanded = defaultExpanded(r.tree, peakOp, GROUP_BUDGET, this.liveWeight(r));
+    }
+    this.collapseBtn.hidden = whole;
+    this.regionKey.hidden = !(regions && regions.length);
     this.dag = drawDag(this.dagHost, {
       model: r.model,
-      layout: r.layout,
       rank: r.rank,
+      tree: whole ? null : r.tree,
+      fullLayout: r.layout,
+      expanded: r.expanded,
       liveAtPeak: this.liveAtPeak(r),
+      peakOp,
       regions,
       hover: (kind, ix, ev) => this.hoverItem(kind, ix, ev),
+      select: (kind, ix) => this.selectOp(ix),
+      rendered: () => this.dagNoteFor(r),
+      width: this.width,
     });
+    this.dagNoteFor(r);
+  }
+
+  dagNoteFor(r) {
+    const n = r.model.ops.length;
+    const zoom = 'ctrl+scroll (or pinch) zooms, a drag pans, a double click fits';
+    if (r.layout) {
+      this.dagNote.textContent = `${plural(n, 'op')}, ${plural(r.model.edges.length, 'edge')}; hover an op or an edge for details, click an op to select it; ${zoom}.`;
+      return;
+    }
+    const v = this.dag ? this.dag.visible() : { nodes: 0, groups: 0 };
+    const by = r.model.ops.some((o) => o.scope) ? 'scope (meta.scope)'
+      : r.tree.groups.some((g, i) => i > 0 && !g.chunk) ? 'op-id prefix' : 'runs of the program order';
+    this.dagNote.textContent = `${plural(n, 'op')} grouped by ${by}: ${plural(v.nodes, 'node')} shown, ${plural(v.groups, 'group')} closed; `
+      + `the groups around the planned peak are open. Click a group (+) to open it and an open group's header (▾) to close it; find any op or tensor by its id above; ${zoom}.`;
   }
 
   liveAtPeak(r) {
@@ -448,45 +581,333 @@ class View {
   }
 
   drawLists(r) {
+    // Rows as HTML (rows.js draws only those in view of a long list), and listeners on the
+    // lists (below), so that thousands of ops cost little.
     const n = r.model.ops.length;
-    const opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
-    this.orderList.textContent = '';
-    const frag = document.createDocumentFragment();
-    r.plan.order.forEach((id, k) => {
-      const v = opIx.get(id);
-      const li = h('li', { 'data-op': id },
-        h('span', { class: 'po-swatch', style: `background:${viridis(n > 1 ? k / (n - 1) : 0)}` }),
-        h('code', {}, id),
-        h('span', { class: 'po-dim' }, ` ${formatBytes(r.planned.during[k])}`));
-      li.addEventListener('mouseenter', (ev) => { this.hoverItem('op', v, ev); if (this.dag) this.dag.highlight(v); });
-      li.addEventListener('mouseleave', () => { this.hideTip(); if (this.dag) this.dag.highlight(null); });
-      frag.append(li);
+    this.orderRows.set(n, (k) => {
+      const id = r.plan.order[k];
+      return `<li data-op="${escapeHtml(id)}"><span class="po-num">${k + 1}.</span><span class="po-swatch" style="background:${viridis(n > 1 ? k / (n - 1) : 0)}"></span><code>${escapeHtml(id)}</code><span class="po-dim"> ${formatBytes(r.planned.during[k])}</span></li>`;
     });
-    this.orderList.append(frag);
     const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
+    r.liveRow = new Map(live.map((t, i) => [t, i]));
     const total = live.reduce((a, t) => a + r.model.tensors[t].bytes, 0);
     const k = r.planned.peak_step;
     this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${typeof k === 'number' && k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ', at the start'})`;
-    this.liveList.textContent = '';
-    for (const t of live) {
-      const tensor = r.model.tensors[t];
-      const li = h('li', {}, h('code', {}, tensor.id), h('span', { class: 'po-dim' }, ` ${formatBytes(tensor.bytes)}${tensor.input ? ' · graph input' : ''}${tensor.output ? ' · graph output' : ''}`));
-      li.addEventListener('mouseenter', (ev) => this.hoverItem('tensor', t, ev));
-      li.addEventListener('mouseleave', () => this.hideTip());
-      this.liveList.append(li);
+    this.liveRows.set(live.length, (i) => {
+      const tensor = r.model.tensors[live[i]];
+      return `<li data-tensor="${escapeHtml(tensor.id)}"><code>${escapeHtml(tensor.id)}</code><span class="po-dim"> ${formatBytes(tensor.bytes)}${tensor.input ? ' · graph input' : ''}${tensor.output ? ' · graph output' : ''}</span></li>`;
+    });
+  }
+
+  /** Hover and click on the order and live lists (one listener per list). */
+  listenToLists() {
+    const item = (ev, attr) => {
+      const li = ev.target.closest && ev.target.closest(`li[${attr}]`);
+      const r = this.last;
+      if (!li || !r) return null;
+      const ix = (attr === 'data-op' ? this.opIndex(r) : this.tensorIndex(r)).get(li.getAttribute(attr));
+      return ix === undefined ? null : { li, ix };
+    };
+    this.orderList.addEventListener('mouseover', (ev) => {
+      const it = item(ev, 'data-op');
+      if (!it) return;
+      this.hoverItem('op', it.ix, ev);
+      if (this.dag) this.dag.highlight(it.ix);
+    });
+    this.liveList.addEventListener('mouseover', (ev) => {
+      const it = item(ev, 'data-tensor');
+      if (it) this.hoverItem('tensor', it.ix, ev);
+    });
+    for (const list of [this.orderList, this.liveList]) {
+      list.addEventListener('mouseleave', () => {
+        this.hideTip();
+        if (this.dag) this.dag.highlight(null);
+      });
     }
+    for (const list of [this.orderList, this.liveList]) list.addEventListener('scroll', () => requestAnimationFrame(() => this.markLists()));
+    this.orderList.addEventListener('click', (ev) => {
+      const it = item(ev, 'data-op');
+      if (it) this.selectOp(it.ix);
+    });
+    this.liveList.addEventListener('click', (ev) => {
+      const it = item(ev, 'data-tensor');
+      if (it) this.selectTensor(it.ix);
+    });
+  }
+
+  // ---- the memory timeline ----
+
+  setTimelineMode(mode) {
+    this.timelineMode = mode;
+    for (const b of this.timelineToggle.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
+    this.redrawTimelines();
+  }
+
+  redrawTimelines() {
+    const r = this.last;
+    if (!r) return;
+    if (!r.bands) {
+      const t0 = performance.now();
+      const opIx = this.opIndex(r);
+      r.bands = { planned: buildBands(r.model, r.plan.order.map((id) => opIx.get(id)), r.planned) };
+      if (r.program) r.bands.program = buildBands(r.model, r.model.ops.map((_, v) => v), r.program);
+      r.timings.bands_ms = performance.now() - t0;
+    }
+    // Without a valid program order there is only the planned timeline.
+    for (const b of this.timelineToggle.querySelectorAll('button')) b.disabled = b.dataset.mode !== 'planned' && !r.bands.program;
+    let keys = this.timelineMode === 'both' ? ['program', 'planned'] : [this.timelineMode];
+    keys = keys.filter((k) => r.bands[k]);
+    if (!keys.length) keys = ['planned'];
+    const max = Math.max(...keys.map((k) => r.bands[k].peakBytes)) * 1.05;
+    this.timelineHost.textContent = '';
+    this.timelines = {};
+    const orderIds = { planned: r.plan.order, program: r.model.ops.map((o) => o.id) };
+    for (const k of keys) {
+      const host = h('div', { class: 'po-timeline', 'data-order': k });
+      this.timelineHost.append(host);
+      this.timelines[k] = drawTimeline(host, r.bands[k], {
+        max,
+        label: `${k} order`,
+        height: keys.length > 1 ? 230 : 320,
+        width: this.width,
+        order: orderIds[k],
+        hover: (band, step, ev) => this.hoverBand(k, band, step, ev),
+        click: (band) => (band.kind === 'storage' ? this.selectTensor(band.tensor) : this.selectOp(band.op)),
+      });
+    }
+    const notes = keys.map((k) => {
+      const b = r.bands[k];
+      return `${k} order: ${plural(b.bands.length, 'band')} of their own${b.other.count ? `, ${plural(b.other.count, 'smaller storage')} merged into "other"` : ''}`;
+    });
+    this.timelineNote.textContent = `${notes.join(' · ')}.${r.program ? '' : ' The file order is not a valid order, so only the planned order is shown.'}`;
+    this.applySelection();
+  }
+
+  /** The arena: the `arena` option (a `peakorder layout --json` object), or the planner's layout. */
+  drawArena(r) {
+    const layout = this.opts.arena || r.arena || null;
+    this.arenaPanel.hidden = !layout;
+    this.arena = null;
+    if (!layout) return;
+    const same = layout.order.length === r.plan.order.length && layout.order.every((id, k) => id === r.plan.order[k]);
+    this.arenaNote.textContent = `${formatBytes(layout.arena_bytes)} arena for ${plural(layout.buffers.length, 'buffer')} (${layout.method}${layout.align > 1 ? `, aligned to ${layout.align} B` : ''}): `
+      + `${layout.optimal ? 'proven optimal' : `lower bound ${formatBytes(layout.lower_bound_bytes)}`}; `
+      + `laid out for ${same ? 'the planned order' : `its own order of ${plural(layout.order.length, 'op')}`} (peak ${formatBytes(layout.peak_bytes)}).`;
+    const tix = this.tensorIndex(r);
+    const opIx = this.opIndex(r);
+    this.arena = drawArena(this.arenaHost, layout, {
+      width: this.width,
+      hover: (rect, step, ev) => this.hoverRect(layout, rect, step, ev),
+      click: (rect) => (rect.kind === 'tensor' ? tix.has(rect.id) && this.selectTensor(tix.get(rect.id)) : opIx.has(rect.id) && this.selectOp(opIx.get(rect.id))),
+    });
+    this.applySelection();
+  }
+
+  hoverRect(layout, rect, step, ev) {
+    const r = this.last;
+    if (!rect || !r) {
+      this.hideTip();
+      return;
+    }
+    const stepOf = (x) => `step ${x + 1} (${escapeHtml(layout.order[x] ?? '')})`;
+    const life = `${rect.x0 === 0 && rect.kind === 'tensor' ? 'the start' : stepOf(rect.x0)} to ${stepOf(Math.max(rect.x0, rect.x1 - 1))}`;
+    this.showTip(`<b>${rect.kind === 'workspace' ? `workspace of ${escapeHtml(rect.id)}` : `tensor ${escapeHtml(rect.id)}`}</b>${table([
+      ['offset', `${count(rect.offset)} – ${count(rect.offset + rect.bytes)} B`],
+      ['size', formatBytes(rect.bytes)],
+      ['life', life],
+    ])}`, ev);
+  }
+
+  hoverBand(key, band, step, ev) {
+    const r = this.last;
+    if (!band || !r) {
+      this.hideTip();
+      if (this.dag) this.dag.highlight(null);
+      return;
+    }
+    const data = r.bands[key];
+    const order = key === 'planned' ? r.plan.order : null;
+    const opAt = (k) => escapeHtml(order ? order[k] : r.model.ops[k].id);
+    if (band === 'other') {
+      this.showTip(`<b>other</b>${table([
+        ['holds', `${plural(data.other.count, 'small storage')}, merged`],
+        [`at step ${step + 1}`, `${formatBytes(data.other.height[step])} (while ${opAt(step)} runs)`],
+      ])}`, ev);
+      return;
+    }
+    if (band.kind === 'workspace') {
+      const o = r.model.ops[band.op];
+      this.showTip(`<b>workspace of ${escapeHtml(o.id)}</b>${table([
+        ['size', formatBytes(band.bytes)],
+        ['life', `step ${band.start + 1} of the ${key} order, while the op runs`],
+      ])}`, ev);
+      if (this.dag) this.dag.highlight(band.op);
+      return;
+    }
+    const t = r.model.tensors[band.tensor];
+    const never = band.end >= data.steps && (t.pinned || (t.producer < 0 && r.model.usersStart[band.tensor + 1] === r.model.usersStart[band.tensor]));
+    const from = t.producer < 0 ? 'the start (graph input)' : `step ${band.start + 1} (${opAt(band.start)})`;
+    const to = never ? `the end (${t.output ? 'graph output' : t.producer < 0 ? 'the caller keeps it' : 'kept'})` : `step ${band.end} (${opAt(band.end - 1)})`;
+    const users = t.consumers.map((c) => escapeHtml(r.model.ops[c].id));
+    const rows = [
+      ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${count(t.bytes)} B)` : ''}`],
+      ['produced by', t.producer >= 0 ? escapeHtml(r.model.ops[t.producer].id) : 'graph input'],
+      ['used by', users.length ? `${users.slice(0, 6).join(', ')}${users.length > 6 ? ` and ${users.length - 6} more` : ''}` : '–'],
+      [`life (${key})`, `${from} to ${to}: ${plural(band.end - band.start, 'step')}`],
+      ['live at peak', band.live ? '<b class="po-red">yes</b>' : 'no'],
+    ];
+    if (t.shape) rows.splice(1, 0, ['shape', `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}`]);
+    this.showTip(`<b>tensor ${escapeHtml(t.id)}</b>${table(rows)}<div class="po-dim">click to select it in the graph and the lists</div>`, ev);
+    if (this.dag) this.dag.highlight(t.producer >= 0 ? t.producer : null);
+  }
+
+  // ---- selection, shared by the timeline, the graph and the lists ----
+
+  selectTensor(t) {
+    this.selected = { kind: 'tensor', ix: t };
+    if (this.dag) this.dag.selectTensor(t);
+    this.applySelection();
+  }
+
+  selectOp(v) {
+    this.selected = { kind: 'op', ix: v };
+    if (this.dag) this.dag.selectOp(v);
+    this.applySelection();
+  }
+
+  /** Selects an op or a tensor by id; false when there is none. */
+  selectById(kind, id) {
+    const r = this.last;
+    if (!r) return false;
+    const ix = (kind === 'op' ? this.opIndex(r) : this.tensorIndex(r)).get(id);
+    if (ix === undefined) return false;
+    if (kind === 'op') this.selectOp(ix);
+    else this.selectTensor(ix);
+    return true;
+  }
+
+  /** The timelines' step cursor: at op v's step in each order, else at the selected op's. */
+  cursorAt(v) {
+    const r = this.last;
+    const s = this.selected;
+    const at = v !== null && v !== undefined ? v : s && s.kind === 'op' ? s.ix : null;
+    for (const [k, tl] of Object.entries(this.timelines)) tl.cursor(at === null || !r ? null : k === 'planned' ? r.rank[at] : at);
+  }
+
+  /** Marks the selection in the timelines and the lists (the graph marks it itself). */
+  applySelection() {
+    const r = this.last;
+    const s = this.selected;
+    for (const tl of Object.values(this.timelines)) tl.select(s && s.kind === 'tensor' ? s.ix : null);
+    if (this.arena) this.arena.select(s && s.kind === 'tensor' && r ? r.model.tensors[r.model.tensors[s.ix].root].id : null);
+    this.cursorAt(null);
+    this.marked = s;
+    this.markLists();
+    if (!s || !r) return;
+    if (s.kind === 'op') this.orderRows.reveal(r.rank[s.ix]);
+    else if (r.liveRow && r.liveRow.has(s.ix)) this.liveRows.reveal(r.liveRow.get(s.ix));
+    this.markLists(true);
+  }
+
+  /** Marks the selected row of the lists (again after they scroll and redraw rows). */
+  markLists(scroll = false) {
+    for (const li of this.root.querySelectorAll('li.po-sel')) li.classList.remove('po-sel');
+    const r = this.last;
+    const s = this.marked;
+    if (!s || !r) return;
+    const sel = s.kind === 'op' ? `li[data-op="${CSS.escape(r.model.ops[s.ix].id)}"]` : `li[data-tensor="${CSS.escape(r.model.tensors[s.ix].id)}"]`;
+    for (const li of this.root.querySelectorAll(sel)) {
+      li.classList.add('po-sel');
+      if (scroll) li.scrollIntoView({ block: 'nearest' });
+    }
+  }
+
+  // ---- search ----
+
+  search(query) {
+    const r = this.last;
+    const q = query.trim().toLowerCase();
+    this.searchResults.textContent = '';
+    if (!q || !r) {
+      this.searchResults.hidden = true;
+      return [];
+    }
+    // Exact ids first, then ids that start with the text, then ids that contain it.
+    const rankOf = (id) => {
+      const s = id.toLowerCase();
+      return s === q ? 0 : s.startsWith(q) ? 1 : s.includes(q) ? 2 : -1;
+    };
+    const find = (items, kind, limit) => {
+      const hits = [];
+      items.forEach((x, i) => {
+        const k = rankOf(x.id);
+        if (k >= 0) hits.push({ kind, ix: i, id: x.id, k });
+      });
+      hits.sort((a, b) => a.k - b.k || a.ix - b.ix);
+      return { hits: hits.slice(0, limit), total: hits.length };
+    };
+    const ops = find(r.model.ops, 'op', 10);
+    const tensors = find(r.model.tensors, 'tensor', 6);
+    const all = [...ops.hits, ...tensors.hits].sort((a, b) => a.k - b.k);
+    for (const m of all) {
+      const sub = m.kind === 'op' ? r.model.ops[m.ix].kind : formatBytes(r.model.tensors[m.ix].bytes);
+      const li = h('li', { 'data-kind': m.kind, 'data-id': m.id },
+        h('span', { class: 'po-dim' }, `${m.kind} `), h('code', {}, m.id), h('span', { class: 'po-dim' }, ` ${sub}`));
+      li.addEventListener('mousedown', (ev) => ev.preventDefault()); // keep the focus in the box
+      li.addEventListener('click', () => {
+        if (m.kind === 'op') this.selectOp(m.ix);
+        else this.selectTensor(m.ix);
+        this.closeSearch();
+      });
+      this.searchResults.append(li);
+    }
+    const more = ops.total - ops.hits.length + tensors.total - tensors.hits.length;
+    if (!all.length) this.searchResults.append(h('li', { class: 'po-dim po-none' }, 'no op or tensor id contains this'));
+    else if (more > 0) this.searchResults.append(h('li', { class: 'po-dim po-none' }, `and ${count(more)} more: type more of the id`));
+    this.searchResults.hidden = false;
+    return all;
+  }
+
+  closeSearch() {
+    this.searchResults.hidden = true;
+  }
+
+  /** Closes every group but those the view opens at first. */
+  resetGroups() {
+    const r = this.last;
+    if (!r || !r.tree) return;
+    r.expanded = defaultExpanded(r.tree, this.peakOp(r), GROUP_BUDGET, this.liveWeight(r));
+    this.drawDag(r);
+    this.applySelection();
   }
 
   // ---- hover details ----
 
   hoverItem(kind, ix, ev) {
     const r = this.last;
+    // An op under the pointer (in the graph or the lists) is marked in the timelines too.
+    this.cursorAt(kind === 'op' ? ix : null);
     if (!kind || !r) {
       this.hideTip();
       return;
     }
     const T = r.model.tensors;
     const tname = (t) => `${escapeHtml(T[t].id)} <span class="po-dim">${formatBytes(T[t].bytes)}</span>`;
+    if (kind === 'group') {
+      const gr = r.tree.groups[ix.group];
+      const ranks = [];
+      for (let v = 0; v < r.model.ops.length; v++) if (ix.vis.rep[v] === ix.node) ranks.push(r.rank[v]);
+      const lo = Math.min(...ranks) + 1;
+      const hi = Math.max(...ranks) + 1;
+      const rows = [
+        ['ops', count(gr.count)],
+        ['planned order', `steps ${count(lo)}–${count(hi)}`],
+        ['live at peak', `${plural(ix.vis.liveCount[ix.node], 'tensor')} made here`],
+      ];
+      if (gr.key && !gr.chunk) rows.unshift(['scope', escapeHtml(gr.key)]);
+      this.showTip(`<b>group ${escapeHtml(gr.name)}</b>${table(rows)}<div class="po-dim">click to open</div>`, ev);
+      return;
+    }
     if (kind === 'op') {
       const o = r.model.ops[ix];
       const k = r.rank[ix];
@@ -506,7 +927,7 @@ class View {
       const t = T[ix];
       const live = new Set(r.planned.live_at_peak || []);
       const rows = [
-        ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${t.bytes.toLocaleString('en-US')} B)` : ''}`],
+        ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${count(t.bytes)} B)` : ''}`],
         ['shape', t.shape ? `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}` : '–'],
         ['produced by', t.producer >= 0 ? escapeHtml(r.model.ops[t.producer].id) : 'graph input'],
         ['used by', t.consumers.map((c) => escapeHtml(r.model.ops[c].id)).join(', ') || '–'],

@@ -43,14 +43,16 @@ const KEEP_CUTS: usize = 12;
 pub struct Proof {
     /// A true lower bound on every order's peak: at least the floor passed in.
     pub bound: u64,
-    /// The best order found (the incumbent passed in, or a better one) and its peak.
+    /// The best order found (the incumbent passed in, or a better one).
     pub order: Vec<OpIx>,
+    /// Its peak.
     pub peak: u64,
     /// Which bound gave `bound`: the floor's kind, [`BoundKind::Cut`],
     /// [`BoundKind::LastOfSet`] or [`BoundKind::Branching`].
     pub source: BoundKind,
-    /// Nodes evaluated and maximum flows computed.
+    /// Nodes evaluated.
     pub nodes: u64,
+    /// Maximum flows computed.
     pub flows: u64,
     /// True when the search ran out of open nodes: `bound` is then final.
     pub finished: bool,

@@ -401,7 +401,9 @@ pub fn to_bits(set: &[bool]) -> Bits {
 /// downset (arcs added later can only rule it out, never lower the cut).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Known {
+    /// The cut: the least memory while the op runs.
     pub bytes: u64,
+    /// The ops of a downset that reaches it.
     pub before: Bits,
 }
 

@@ -1,4 +1,4 @@
-//! Contracting sets of ops into region ops (DESIGN.md §4): the quotient graph of a partition of
+//! Contracting sets of ops into region ops (docs/design.md §4): the quotient graph of a partition of
 //! the ops, as in graph contraction for operator fusion (e.g. Jia et al., "TASO", SOSP 2019;
 //! Niu et al., "DNNFusion", PLDI 2021, which fuse by contracting op groups of a DAG and reject a
 //! group whose contraction would create a cycle).

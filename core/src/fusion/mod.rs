@@ -1,5 +1,5 @@
-//! Fusion (DESIGN.md §4): contract ops into regions ([`contract`]), choose regions that cut the
-//! kernel count without raising the planned peak ([`fuse`]), and the memory-blind baseline that
+//! Fusion (docs/design.md §4): contract ops into regions ([`contract()`]), choose regions that cut the
+//! kernel count without raising the planned peak ([`fuse()`]), and the memory-blind baseline that
 //! reproduces Thunder's pass ([`thunder`]).
 
 pub mod contract;

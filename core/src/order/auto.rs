@@ -1,7 +1,7 @@
 //! `auto`, the default method: a portfolio that proves what it can.
 //!
 //! 1. An in-forest that Liu's algorithm solves exactly ([`super::liu`]) gets Liu's order: optimal.
-//! 2. Otherwise the near-linear heuristics run ([`local_search::fallback_candidates`]: greedy,
+//! 2. Otherwise the near-linear heuristics run ([`fallback_candidates`]: greedy,
 //!    Inductor's three, XLA's three, SP-ization, the program order), each after a look at the
 //!    clock, and the best order is the incumbent.
 //! 3. The proof search ([`crate::bounds::branching`]) takes a share of the time: the whole-graph
@@ -19,10 +19,10 @@
 
 use crate::bounds::branching::{prove, Limits};
 use crate::bounds::{lower_bound, BoundKind};
+use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::order::exact::exact_search_above;
-use crate::order::{greedy, inductor, liu, local_search, program, spize, xla};
-use crate::plan::{Budget, Ordering};
+use crate::order::{greedy, inductor, liu, local_search, program, spize, xla, Ordering};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
@@ -66,14 +66,30 @@ fn candidates_until(g: &Graph, stop: &dyn Fn() -> bool) -> Vec<Vec<OpIx>> {
     out
 }
 
+/// The near-linear heuristics' orders, as starting points for [`local_search::improve_best`]: greedy, the
+/// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
+/// and the program order when it is topological. Their best is never above `inductor`'s or
+/// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.
+pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
+    let mut c = vec![
+        ("greedy", greedy::greedy_order(g)),
+        ("spize", spize::spize_order(g)),
+        ("inductor-lpmf", inductor::lpmf_order(g)),
+        ("inductor-bfs", inductor::bfs_order(g)),
+        ("inductor-dfs", inductor::dfs_order(g)),
+        ("xla-list", xla::list_order(g)),
+        ("xla-dfs", xla::dfs_order(g)),
+        ("xla-post-order", xla::post_order(g)),
+    ];
+    if let Ok(p) = program::program_order(g) {
+        c.push(("program", p));
+    }
+    c
+}
+
 /// The heuristics' orders (only valid ones), best (lowest peak) first.
 pub fn heuristic_candidates(g: &Graph) -> Vec<(u64, Vec<OpIx>)> {
-    scored(
-        g,
-        local_search::fallback_candidates(g)
-            .into_iter()
-            .map(|c| c.1),
-    )
+    scored(g, fallback_candidates(g).into_iter().map(|c| c.1))
 }
 
 fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<(u64, Vec<OpIx>)> {
@@ -99,13 +115,7 @@ pub fn exact_with_heuristics(g: &Graph, budget: &Budget) -> Ordering {
 
 /// The budget of one phase: `fraction` of the time left before `budget`'s deadline.
 fn share<'a>(budget: &Budget<'a>, fraction: f64) -> Budget<'a> {
-    Budget {
-        deadline_ms: budget.deadline_ms.map(|d| {
-            let now = budget.clock.now_ms();
-            now + (d - now).max(0.0) * fraction
-        }),
-        ..*budget
-    }
+    budget.share(fraction, budget.max_states)
 }
 
 fn proven(order: Vec<OpIx>, by: BoundKind) -> Ordering {

@@ -9,7 +9,7 @@
 //!
 //! ## When it is exact in our model
 //! Liu's model needs the memory after a set of ops to be a sum of per-op amounts fixed in advance.
-//! In DESIGN.md §1 that holds exactly when
+//! In docs/design.md §1 that holds exactly when
 //! 1. every op has at most one successor (the dependencies form an in-forest), and
 //! 2. every storage that is freed at all has a *determined last user*: one of its users that every
 //!    other user must precede (for a storage with one user, that user).

@@ -16,11 +16,11 @@
 //! Once no move improves, an iterated local search kicks a few random ops across a peak step
 //! and climbs again, keeping the best order found, until [`KICKS`] kicks in a row fail.
 //! Work is bounded by the budget: `max_states` caps the number of moves evaluated, and the
-//! deadline (through the [`Clock`](crate::plan::Clock)) is checked as the search goes.
+//! deadline (through the [`Clock`](crate::budget::Clock)) is checked as the search goes.
 
 use crate::bounds::lower_bound;
+use crate::budget::Budget;
 use crate::graph::Graph;
-use crate::plan::Budget;
 use crate::OpIx;
 
 /// Longest stretch a single move may span.
@@ -564,28 +564,6 @@ fn climb(s: &mut Search, floor: u64, budget: &Budget, evals: &mut u64) -> bool {
     }
 }
 
-/// The near-linear heuristics' orders, as starting points for [`improve_best`]: greedy, the
-/// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
-/// and the program order when it is topological. Their best is never above `inductor`'s or
-/// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.
-pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
-    use crate::order::{greedy, inductor, program, spize, xla};
-    let mut c = vec![
-        ("greedy", greedy::greedy_order(g)),
-        ("spize", spize::spize_order(g)),
-        ("inductor-lpmf", inductor::lpmf_order(g)),
-        ("inductor-bfs", inductor::bfs_order(g)),
-        ("inductor-dfs", inductor::dfs_order(g)),
-        ("xla-list", xla::list_order(g)),
-        ("xla-dfs", xla::dfs_order(g)),
-        ("xla-post-order", xla::post_order(g)),
-    ];
-    if let Ok(p) = program::program_order(g) {
-        c.push(("program", p));
-    }
-    c
-}
-
 /// Local search on several starting orders: the `k` lowest-peak distinct candidates, best first.
 /// Each search but the last may use half of the budget left (moves and time); a search that
 /// reaches a local optimum early leaves the rest to the next. Returns the best result, never
@@ -615,18 +593,10 @@ pub fn improve_best(g: &Graph, candidates: Vec<Vec<OpIx>>, k: usize, budget: &Bu
             break;
         }
         let last = i + 1 == k;
-        let share = Budget {
-            clock: budget.clock,
-            deadline_ms: budget.deadline_ms.map(|d| {
-                let now = budget.clock.now_ms();
-                if last {
-                    d
-                } else {
-                    now + (d - now).max(0.0) / 2.0
-                }
-            }),
-            max_states: if last { moves_left } else { moves_left / 2 },
-            ..*budget
+        let share = if last {
+            budget.share(1.0, moves_left)
+        } else {
+            budget.share(0.5, moves_left / 2)
         };
         let (better, used) = improve_counted(g, &order, &share);
         moves_left = moves_left.saturating_sub(used);

@@ -1,30 +1,34 @@
 //! `peakorder compare`.
 
-use std::path::Path;
+use std::path::PathBuf;
 
+use clap::Args;
 use peakorder::units::format_bytes;
 use peakorder::{Comparison, Hooks, PlanOptions, Progress};
 
 use super::input::read_graph;
 use super::plan::to_json;
 use super::search::{install_ctrl_c, ProgressLine, CANCEL};
+use super::search_args::SearchLimits;
 use super::table::{ms, Table};
 use super::{CliError, StdClock};
 
-pub fn run(
-    path: &Path,
-    budget_ms: f64,
-    max_states: u64,
-    max_memory_bytes: u64,
+/// `peakorder compare GRAPH [--json]`: every method, each within the same limits.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Graph JSON file, or `-` for stdin.
+    graph: PathBuf,
+    #[command(flatten)]
+    limits: SearchLimits,
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
     json: bool,
-) -> Result<(), CliError> {
-    let g = read_graph(path)?;
-    let opts = PlanOptions {
-        budget_ms: Some(budget_ms),
-        max_states,
-        max_memory_bytes,
-        ..PlanOptions::default()
-    };
+}
+
+pub fn run(a: CompareArgs) -> Result<(), CliError> {
+    let g = read_graph(&a.graph)?;
+    // Every method runs; the options' own method is not used.
+    let opts = a.limits.plan_options(PlanOptions::default().method);
     install_ctrl_c();
     let line = ProgressLine::new();
     let progress = |p: &Progress| line.update(p);
@@ -34,7 +38,7 @@ pub fn run(
     };
     let cmp = peakorder::compare_hooked(&g, &opts, &StdClock::new(), &hooks);
     drop(line);
-    if json {
+    if a.json {
         println!("{}", to_json(&cmp));
     } else {
         print!("{}", render(&cmp));

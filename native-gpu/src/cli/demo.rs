@@ -2,6 +2,7 @@
 //! nvFuser ran), planned, then executed in program order and planned order (on CUDA when
 //! present, else on the CPU), with nothing to pass.
 
+use clap::Args;
 use peakorder::examples::{seed_graph, SeedOptions};
 use peakorder::{Graph, Method, Plan, PlanOptions};
 use peakorder_gpu::exec;
@@ -11,7 +12,7 @@ use super::plan::{peak_text, to_json};
 use super::run::{execute_all, open_device, render, DeviceChoice, Execution};
 use super::{CliError, StdClock};
 
-/// `demo --json`: the plan (DESIGN.md §3) plus what executing it measured.
+/// `demo --json`: the plan (docs/design.md §3) plus what executing it measured.
 #[derive(Serialize)]
 struct DemoJson<'a> {
     #[serde(flatten)]
@@ -19,13 +20,28 @@ struct DemoJson<'a> {
     execution: &'a Execution,
 }
 
-pub fn run(json: bool, device: &str, print_graph: bool) -> Result<(), CliError> {
+/// `peakorder demo [--json] [--device D] [--graph]`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Where to execute: auto (cuda when present, else cpu), cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// Print the seed graph's JSON instead, e.g. to feed `peakorder run`.
+    #[arg(long)]
+    graph: bool,
+}
+
+pub fn run(a: DemoArgs) -> Result<(), CliError> {
+    let (json, print_graph) = (a.json, a.graph);
     let spec = seed_graph(SeedOptions::default());
     if print_graph {
         println!("{}", spec.to_json());
         return Ok(());
     }
-    let choice: DeviceChoice = device.parse()?;
+    let choice: DeviceChoice = a.device.parse()?;
     let g =
         Graph::from_spec(spec).map_err(|e| CliError::Other(format!("built-in seed graph: {e}")))?;
     let opts = PlanOptions {

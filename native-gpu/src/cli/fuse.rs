@@ -1,40 +1,61 @@
 //! `peakorder fuse`: memory-aware fusion next to the Thunder-style baseline.
 
-use std::path::Path;
+use std::path::PathBuf;
 
-use peakorder::fusion::{FuseOptions, FusedGraph, Fusion};
+use clap::Args;
+use peakorder::fusion::{FusedGraph, Fusion};
 use peakorder::units::format_bytes;
 
 use super::input::read_graph;
 use super::plan::{peak_text, to_json};
+use super::search_args::{fuse_default_budget_ms, fuse_default_max_states, SearchLimits};
 use super::table::Table;
 use super::{CliError, StdClock};
 
-pub fn run(
-    path: &Path,
+/// `peakorder fuse GRAPH [--peak-limit BYTES] [--json]`. The search plans hundreds of fused
+/// graphs, so its limits default to the core's fusion defaults, not one plan's.
+#[derive(Args, Debug)]
+#[command(
+    mut_arg("budget_ms", |a| a
+        .default_value(fuse_default_budget_ms())
+        .help("Time budget for the whole search, in milliseconds")),
+    mut_arg("max_states", |a| a
+        .default_value(fuse_default_max_states())
+        .help("Most states the whole search may expand")),
+)]
+pub struct FuseArgs {
+    /// Graph JSON file, or `-` for stdin.
+    graph: PathBuf,
+    /// Highest planned peak allowed for the fused graph, in bytes (default: the best peak
+    /// found for the unfused graph).
+    #[arg(long)]
     peak_limit: Option<u64>,
-    budget_ms: f64,
-    output: Option<&Path>,
+    #[command(flatten)]
+    limits: SearchLimits,
+    /// Also write the fused graph (memory-aware) to this JSON file.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
     json: bool,
-) -> Result<(), CliError> {
+}
+
+pub fn run(a: FuseArgs) -> Result<(), CliError> {
+    let path = &a.graph;
     let g = read_graph(path)?;
     let clock = StdClock::new();
-    let opts = FuseOptions {
-        peak_limit,
-        budget_ms: Some(budget_ms),
-        ..FuseOptions::default()
-    };
+    let opts = a.limits.fuse_options(a.peak_limit);
     let f = peakorder::fusion::run(&g, &opts, &clock).map_err(|e| match e {
         // A limit no fusion meets is not malformed input.
         e @ peakorder::Error::PeakLimit { .. } => CliError::Other(e.to_string()),
         e => CliError::Input(format!("{}: {e}", path.display())),
     })?;
-    if let Some(out) = output {
+    if let Some(out) = &a.output {
         let text = f.fused.to_spec().to_json();
         std::fs::write(out, text + "\n")
             .map_err(|e| CliError::Other(format!("cannot write {}: {e}", out.display())))?;
     }
-    if json {
+    if a.json {
         println!("{}", to_json(&f));
     } else {
         print!("{}", render(&f));

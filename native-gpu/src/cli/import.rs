@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use clap::Args;
 use peakorder::units::format_bytes;
 use peakorder::Graph;
 
@@ -10,7 +11,7 @@ use super::CliError;
 use crate::import::onnx;
 
 /// Parses `NAME=VALUE` (for clap).
-pub fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
+fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
@@ -26,11 +27,24 @@ pub fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
     Ok((name.to_string(), v))
 }
 
-pub fn run_onnx(
-    model: &Path,
-    out: Option<&PathBuf>,
-    assume: &[(String, u64)],
-) -> Result<(), CliError> {
+/// `peakorder import onnx MODEL.onnx [-o GRAPH.json] [--assume-dim NAME=VALUE]...`.
+#[derive(Args, Debug)]
+pub struct OnnxArgs {
+    /// The ONNX model file.
+    model: PathBuf,
+    /// Where to write the graph JSON (default: stdout).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// A value for a symbolic dimension, e.g. `--assume-dim batch=8` (repeatable).
+    #[arg(long = "assume-dim", value_name = "NAME=VALUE", value_parser = parse_assume_dim)]
+    assume_dim: Vec<(String, u64)>,
+}
+
+pub fn run(a: OnnxArgs) -> Result<(), CliError> {
+    run_onnx(&a.model, a.output.as_ref(), &a.assume_dim)
+}
+
+fn run_onnx(model: &Path, out: Option<&PathBuf>, assume: &[(String, u64)]) -> Result<(), CliError> {
     let mut assume_dims = BTreeMap::new();
     for (k, v) in assume {
         if let Some(old) = assume_dims.insert(k.clone(), *v) {

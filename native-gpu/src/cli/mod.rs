@@ -1,7 +1,6 @@
 //! Command-line parsing and dispatch. Commands only read input, call the core and print: no
-//! planning logic lives here.
-
-use std::path::PathBuf;
+//! planning logic lives here. Each subcommand's flags are one clap `Args` struct in its module;
+//! the search flags they share are flattened in from `search_args.rs`.
 
 use clap::{Parser, Subcommand};
 
@@ -16,6 +15,7 @@ mod plan;
 mod report;
 mod run;
 mod search;
+mod search_args;
 mod simulate;
 mod table;
 
@@ -36,73 +36,13 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Plan an order for GRAPH and print it with its peak.
-    Plan {
-        /// Graph JSON file, or `-` for stdin.
-        graph: PathBuf,
-        /// Planning method: auto (default: optimal where it can prove it), liu, exact, or a
-        /// heuristic (see `peakorder compare` for the list).
-        #[arg(long, short, default_value = "auto")]
-        method: String,
-        /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
-        budget_ms: f64,
-        /// Most states a search may expand.
-        #[arg(long, default_value_t = 2_000_000)]
-        max_states: u64,
-        /// Most memory the exact search's state table may hold, in MiB (default 1 GiB).
-        #[arg(long, default_value_t = 1024)]
-        max_memory_mb: u64,
-        /// Print exact JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-    },
+    Plan(plan::PlanArgs),
     /// Simulate ORDER (a JSON array of op ids, or a plan) on GRAPH: memory at every step.
-    Simulate {
-        /// Graph JSON file, or `-` for stdin.
-        graph: PathBuf,
-        /// Order JSON file: an array of op ids, or a plan with an `order` field.
-        order: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
+    Simulate(simulate::SimulateArgs),
     /// Run every method on GRAPH side by side.
-    Compare {
-        /// Graph JSON file, or `-` for stdin.
-        graph: PathBuf,
-        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
-        budget_ms: f64,
-        /// Most states a search may expand.
-        #[arg(long, default_value_t = 2_000_000)]
-        max_states: u64,
-        /// Most memory the exact search's state table may hold, in MiB (default 1 GiB).
-        #[arg(long, default_value_t = 1024)]
-        max_memory_mb: u64,
-        #[arg(long)]
-        json: bool,
-    },
+    Compare(compare::CompareArgs),
     /// Execute GRAPH with real kernels and allocations: measured vs planned peak.
-    Run {
-        /// Graph JSON file, or `-` for stdin.
-        graph: PathBuf,
-        /// cpu (exact byte counting), cuda (a dedicated CUDA memory pool), or auto (cuda when
-        /// a driver and device are present, else cpu).
-        #[arg(long, default_value = "cpu")]
-        device: String,
-        /// Planning method for the planned order.
-        #[arg(long, short, default_value = "greedy", conflicts_with = "order")]
-        method: String,
-        /// Run this order instead of planning one: a JSON array of op ids, or a plan.
-        #[arg(long)]
-        order: Option<PathBuf>,
-        /// Also run the program order (the file's order), first.
-        #[arg(long)]
-        compare: bool,
-        /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
-        budget_ms: f64,
-        #[arg(long)]
-        json: bool,
-    },
+    Run(run::RunArgs),
     /// Import a model from another format as graph JSON.
     Import {
         #[command(subcommand)]
@@ -110,148 +50,32 @@ enum Command {
     },
     /// Fuse GRAPH into as few kernels as possible without raising the planned peak, next to
     /// the Thunder-style baseline that fuses without regard to memory.
-    Fuse {
-        /// Graph JSON file, or `-` for stdin.
-        graph: PathBuf,
-        /// Highest planned peak allowed for the fused graph, in bytes (default: the best peak
-        /// found for the unfused graph).
-        #[arg(long)]
-        peak_limit: Option<u64>,
-        /// Time budget for the whole search, in milliseconds.
-        #[arg(long, default_value_t = 2000.0, value_parser = parse_budget_ms)]
-        budget_ms: f64,
-        /// Also write the fused graph (memory-aware) to this JSON file.
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Fuse(fuse::FuseArgs),
     /// Write one self-contained HTML page (the web view, scripts and wasm inlined) for GRAPH:
     /// it works offline from disk and inside notebooks (docs/web.md).
-    Report {
-        /// Graph JSON file, or `-` for stdin.
-        graph: PathBuf,
-        /// Planning method (default: as `peakorder plan`).
-        #[arg(long, short)]
-        method: Option<String>,
-        /// Time budget for searches, in milliseconds.
-        #[arg(long, default_value_t = 100.0, value_parser = parse_budget_ms)]
-        budget_ms: f64,
-        /// The HTML file to write.
-        #[arg(long, short)]
-        output: PathBuf,
-    },
+    Report(report::ReportArgs),
     /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
-    Demo {
-        #[arg(long)]
-        json: bool,
-        /// Where to execute: auto (cuda when present, else cpu), cpu or cuda.
-        #[arg(long, default_value = "auto")]
-        device: String,
-        /// Print the seed graph's JSON instead, e.g. to feed `peakorder run`.
-        #[arg(long)]
-        graph: bool,
-    },
+    Demo(demo::DemoArgs),
 }
 
 #[derive(Subcommand, Debug)]
 enum ImportFormat {
     /// An ONNX model (.onnx): sizes from its shapes; initializers become pinned graph inputs.
-    Onnx {
-        /// The ONNX model file.
-        model: PathBuf,
-        /// Where to write the graph JSON (default: stdout).
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-        /// A value for a symbolic dimension, e.g. `--assume-dim batch=8` (repeatable).
-        #[arg(long = "assume-dim", value_name = "NAME=VALUE", value_parser = import::parse_assume_dim)]
-        assume_dim: Vec<(String, u64)>,
-    },
-}
-
-/// A time budget: a finite number of milliseconds >= 0. NaN would make a deadline that never
-/// passes, so it is refused like any other bad number (exit code 2).
-fn parse_budget_ms(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
-        _ => Err(format!("{s:?} is not a number of milliseconds >= 0")),
-    }
+    Onnx(import::OnnxArgs),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Plan {
-            graph,
-            method,
-            budget_ms,
-            max_states,
-            max_memory_mb,
-            json,
-        } => plan::run(
-            &graph,
-            &method,
-            budget_ms,
-            max_states,
-            max_memory_mb.saturating_mul(1 << 20),
-            json,
-        ),
-        Command::Simulate { graph, order, json } => simulate::run(&graph, &order, json),
-        Command::Compare {
-            graph,
-            budget_ms,
-            max_states,
-            max_memory_mb,
-            json,
-        } => compare::run(
-            &graph,
-            budget_ms,
-            max_states,
-            max_memory_mb.saturating_mul(1 << 20),
-            json,
-        ),
-        Command::Run {
-            graph,
-            device,
-            method,
-            order,
-            compare,
-            budget_ms,
-            json,
-        } => run::run(run::RunArgs {
-            graph: &graph,
-            device: &device,
-            method: &method,
-            order: order.as_deref(),
-            compare,
-            json,
-            budget_ms,
-        }),
-        Command::Demo {
-            json,
-            device,
-            graph,
-        } => demo::run(json, &device, graph),
+        Command::Plan(a) => plan::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Run(a) => run::run(a),
         Command::Import {
-            format:
-                ImportFormat::Onnx {
-                    model,
-                    output,
-                    assume_dim,
-                },
-        } => import::run_onnx(&model, output.as_ref(), &assume_dim),
-        Command::Fuse {
-            graph,
-            peak_limit,
-            budget_ms,
-            output,
-            json,
-        } => fuse::run(&graph, peak_limit, budget_ms, output.as_deref(), json),
-        Command::Report {
-            graph,
-            method,
-            budget_ms,
-            output,
-        } => report::run(&graph, method.as_deref(), budget_ms, &output),
+            format: ImportFormat::Onnx(a),
+        } => import::run(a),
+        Command::Fuse(a) => fuse::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Demo(a) => demo::run(a),
     }
 }

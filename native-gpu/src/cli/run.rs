@@ -1,16 +1,49 @@
 //! `peakorder run`: execute orders with real kernels and allocations, measured vs planned peak.
 
-use std::path::Path;
+use std::path::PathBuf;
 
+use clap::Args;
 use peakorder::units::{format_bytes, format_bytes_signed};
-use peakorder::{Graph, Method, OpIx, PlanOptions};
+use peakorder::{Graph, Method, OpIx};
 use peakorder_gpu::exec::{self, Backend, Device, ExecError, Prepared, RunResult};
 use serde::Serialize;
 
 use super::input::{read_graph, read_order};
 use super::plan::to_json;
+use super::search_args::{MethodArg, SearchLimits};
 use super::table::{ms, Table};
 use super::{CliError, StdClock};
+
+/// The method `run` plans with unless told otherwise: it measures execution, and greedy plans
+/// in well under a millisecond with no search.
+const RUN_METHOD: Method = Method::Greedy;
+
+/// `peakorder run GRAPH [--device cpu|cuda] [--compare] [--json]`.
+#[derive(Args, Debug)]
+#[command(mut_arg("method", |a| a
+    .default_value(RUN_METHOD.name())
+    .help("Planning method for the planned order")))]
+pub struct RunArgs {
+    /// Graph JSON file, or `-` for stdin.
+    graph: PathBuf,
+    /// cpu (exact byte counting), cuda (a dedicated CUDA memory pool), or auto (cuda when
+    /// a driver and device are present, else cpu).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    #[command(flatten)]
+    method: MethodArg,
+    /// Run this order instead of planning one: a JSON array of op ids, or a plan.
+    #[arg(long, conflicts_with = "method")]
+    order: Option<PathBuf>,
+    /// Also run the program order (the file's order), first.
+    #[arg(long)]
+    compare: bool,
+    #[command(flatten)]
+    limits: SearchLimits,
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
 
 impl From<ExecError> for CliError {
     fn from(e: ExecError) -> Self {
@@ -41,7 +74,7 @@ impl std::str::FromStr for DeviceChoice {
     }
 }
 
-/// One run in `--json` (DESIGN.md §5).
+/// One run in `--json` (docs/design.md §5).
 #[derive(Serialize, Clone, Debug)]
 pub struct RunRow {
     pub order: String,
@@ -51,7 +84,7 @@ pub struct RunRow {
     pub elapsed_ms: f64,
 }
 
-/// The whole `--json` output (DESIGN.md §5).
+/// The whole `--json` output (docs/design.md §5).
 #[derive(Serialize, Clone, Debug)]
 pub struct Execution {
     pub device: String,
@@ -174,18 +207,8 @@ pub fn render(ex: &Execution) -> String {
     s
 }
 
-pub struct RunArgs<'a> {
-    pub graph: &'a Path,
-    pub device: &'a str,
-    pub method: &'a str,
-    pub order: Option<&'a Path>,
-    pub compare: bool,
-    pub json: bool,
-    pub budget_ms: f64,
-}
-
 pub fn run(a: RunArgs) -> Result<(), CliError> {
-    let g = read_graph(a.graph)?;
+    let g = read_graph(&a.graph)?;
     let choice: DeviceChoice = a.device.parse()?;
     let mut orders: Vec<(String, Vec<OpIx>)> = Vec::new();
     if a.compare {
@@ -193,15 +216,10 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Input(format!("the program order cannot run: {e}")))?;
         orders.push(("program".into(), program));
     }
-    match a.order {
+    match &a.order {
         Some(path) => orders.push((path.display().to_string(), read_order(&g, path)?)),
         None => {
-            let method: Method = a.method.parse()?;
-            let opts = PlanOptions {
-                method,
-                budget_ms: Some(a.budget_ms),
-                ..PlanOptions::default()
-            };
+            let opts = a.limits.plan_options(a.method.method()?);
             let plan = peakorder::plan(&g, &opts, &StdClock::new())?;
             orders.push(("planned".into(), plan.order_ix));
         }

@@ -1,7 +1,8 @@
 //! `peakorder simulate`.
 
-use std::path::Path;
+use std::path::PathBuf;
 
+use clap::Args;
 use peakorder::units::format_bytes;
 
 use super::input::{read_graph, read_order};
@@ -9,11 +10,23 @@ use super::plan::{peak_text, to_json};
 use super::table::Table;
 use super::CliError;
 
-pub fn run(graph: &Path, order: &Path, json: bool) -> Result<(), CliError> {
-    let g = read_graph(graph)?;
-    let order = read_order(&g, order)?;
+/// `peakorder simulate GRAPH ORDER [--json]`.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// Graph JSON file, or `-` for stdin.
+    graph: PathBuf,
+    /// Order JSON file: an array of op ids, or a plan with an `order` field.
+    order: PathBuf,
+    /// Print exact JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: SimulateArgs) -> Result<(), CliError> {
+    let g = read_graph(&a.graph)?;
+    let order = read_order(&g, &a.order)?;
     let sim = peakorder::simulate(&g, &order)?;
-    if json {
+    if a.json {
         println!("{}", to_json(&sim));
         return Ok(());
     }

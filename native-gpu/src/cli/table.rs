@@ -55,11 +55,5 @@ impl Table {
     }
 }
 
-/// Milliseconds for humans.
-pub fn ms(x: f64) -> String {
-    if x < 10.0 {
-        format!("{x:.2} ms")
-    } else {
-        format!("{x:.0} ms")
-    }
-}
+/// Milliseconds for humans (the same text as the report page).
+pub use peakorder_report::format_ms as ms;

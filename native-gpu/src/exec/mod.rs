@@ -2,7 +2,7 @@
 //! measures the peak the allocator saw.
 //!
 //! One driver loop ([`execute`]) serves every backend. It follows the core's memory model
-//! (DESIGN.md §1) step by step through the same [`Graph`] accessors the simulator reads
+//! (docs/design.md §1) step by step through the same [`Graph`] accessors the simulator reads
 //! (`input_storages`, `creates`, `workspace`, `reads`, `users`, `pinned`, `size`):
 //! every graph input is allocated and filled first; then, for each op, its new storages and its
 //! workspace are allocated just before it runs, the op runs, its workspace is freed, and every
@@ -168,7 +168,7 @@ pub trait Backend {
 /// What one execution measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
-    /// The simulator's peak for this order (DESIGN.md §1).
+    /// The simulator's peak for this order (docs/design.md §1).
     pub planned_peak_bytes: u64,
     /// The allocator's high-water mark.
     pub measured_peak_bytes: u64,

@@ -1,4 +1,4 @@
-//! ONNX model → graph JSON (DESIGN.md §2).
+//! ONNX model → graph JSON (docs/design.md §2).
 //!
 //! - Every value the graph's nodes, inputs and outputs name becomes a tensor; its size comes from
 //!   the model's type information: initializers (dims), graph inputs and outputs, `value_info`,
@@ -28,10 +28,10 @@ pub struct Options {
     pub assume_dims: BTreeMap<String, u64>,
 }
 
-/// The element size of an ONNX data type, and its DESIGN.md name when it has one.
+/// The element size of an ONNX data type, and its docs/design.md name when it has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Elem {
-    /// A DESIGN.md dtype: written as `shape` + `dtype`.
+    /// A docs/design.md dtype: written as `shape` + `dtype`.
     Named(&'static str),
     /// Any other fixed-size type: written as `bytes` (packed sub-byte types round up to a byte),
     /// with the ONNX name and shape in `meta`.

@@ -22,7 +22,9 @@ use std::collections::BinaryHeap;
 
 use hashbrown::HashTable;
 
-use super::{has, hash_words, put, Part, NIL};
+use super::bits::{has, hash_words, put, unset, BitMatrix};
+use super::model::Model;
+use super::part::{Part, NIL};
 
 /// What one backward step found.
 pub(super) enum Status {
@@ -36,7 +38,8 @@ pub(super) enum Status {
 
 #[derive(Clone, Copy)]
 struct Rec {
-    g: u64,
+    /// The A* cost: the peak of the best path found from the end to this state.
+    cost: u64,
     live: u64,
     parent: u32,
     /// The ops removed from the parent to reach this state, in `Backward::log`.
@@ -44,18 +47,18 @@ struct Rec {
     log_len: u32,
 }
 
-/// An open state: (f, ops in the set, g, id), smallest first, so ties go to the state closest
+/// An open state: (f, ops in the set, cost, id), smallest first, so ties go to the state closest
 /// to the start.
 type OpenEntry = (u64, u32, u64, u32);
 
 pub(super) struct Backward {
-    keys: Vec<u64>,
+    keys: BitMatrix,
     recs: Vec<Rec>,
     log: Vec<u32>,
     table: HashTable<u32>,
     open: BinaryHeap<Reverse<OpenEntry>>,
     /// Per op: its in-part successors (op bitset).
-    succ_mask: Vec<u64>,
+    succ_mask: BitMatrix,
     /// Storages live at the start of the part.
     start_live: Vec<u64>,
     /// Each op's bound from the start's storages alone (see the module docs).
@@ -69,22 +72,25 @@ pub(super) struct Backward {
 }
 
 impl Backward {
-    /// A backward search of `part` from its end, under `floor` (a lower bound on the peak).
-    pub(super) fn new(part: &Part, floor: u64) -> Backward {
-        let (m, w, sw) = (part.m(), part.words, part.st_words);
-        let mut succ_mask = vec![0u64; m * w];
+    /// A backward search of the part of `model` from its end, under `floor` (a lower bound on
+    /// the peak).
+    pub(super) fn new(model: &Model, floor: u64) -> Backward {
+        let part = &model.part;
+        let (m, w, sw) = (part.m(), part.words, part.st.words);
+        let mut succ_mask = BitMatrix::new(m, w);
         for (i, succs) in part.succs.iter().enumerate() {
             for &s in succs {
-                put(&mut succ_mask[i * w..(i + 1) * w], s);
+                put(succ_mask.row_mut(i), s);
             }
         }
         let mut start_live = vec![0u64; sw];
         part.live_set(&vec![0u64; w], &mut start_live);
         let start_need = (0..m).map(|v| part.need(v, &start_live)).collect();
-        let mut pairs: Vec<(u64, u32, u32)> = part
-            .start_pair_values()
+        let mut pairs: Vec<(u64, u32, u32)> = model
+            .bounds
+            .start_pair_values(part)
             .into_iter()
-            .zip(&part.pairs)
+            .zip(&model.bounds.pairs)
             .map(|(x, p)| (x, p.u, p.v))
             .collect();
         pairs.sort_unstable_by(|a, b| b.cmp(a));
@@ -98,10 +104,12 @@ impl Backward {
         }
         let mut table = HashTable::new();
         table.insert_unique(hash_words(&full), 0u32, |_| hash_words(&full));
+        let mut keys = BitMatrix::with_width(w);
+        keys.push(&full);
         let mut b = Backward {
-            keys: full.clone(),
+            keys,
             recs: vec![Rec {
-                g: floor,
+                cost: floor,
                 live,
                 parent: NIL,
                 log_at: 0,
@@ -119,7 +127,7 @@ impl Backward {
             child: vec![0u64; w],
         };
         let mut scratch = std::mem::take(&mut b.scratch);
-        let h = b.h(part, &full, &mut scratch);
+        let h = b.h(model, &full, &mut scratch);
         b.scratch = scratch;
         b.open.push(Reverse((floor.max(h), m as u32, floor, 0)));
         b
@@ -132,7 +140,7 @@ impl Backward {
 
     /// Bytes held by the search's tables.
     pub(super) fn bytes(&self) -> u64 {
-        (self.keys.len() * 8
+        (self.keys.bytes()
             + self.recs.len() * std::mem::size_of::<Rec>()
             + self.open.len() * std::mem::size_of::<OpenEntry>()
             + 3 * self.table.allocation_size()) as u64
@@ -140,8 +148,8 @@ impl Backward {
 
     /// A lower bound on the peak of every order of the part whose first ops are exactly `set`
     /// (see the module docs).
-    pub(super) fn h(&self, part: &Part, set: &[u64], live_set: &mut [u64]) -> u64 {
-        let sw = part.st_words;
+    pub(super) fn h(&self, model: &Model, set: &[u64], live_set: &mut [u64]) -> u64 {
+        let (part, made_anc) = (&model.part, &model.bounds.made_anc);
         part.live_set(set, live_set);
         let mut worst = 0;
         for (k, &word) in set.iter().enumerate() {
@@ -151,10 +159,11 @@ impl Backward {
                 bits &= bits - 1;
                 // Live after `set` and made by an ancestor (or live since the start): live
                 // while v ran. Everything else is in `start_need`.
-                let extra = (0..sw).map(|i| {
-                    let after = live_set[i] & (part.made_anc[v * sw + i] | self.start_live[i]);
-                    let counted =
-                        part.made[v * sw + i] | (part.cross[v * sw + i] & self.start_live[i]);
+                let (anc_made, made, cross) =
+                    (made_anc.row(v), part.made.row(v), part.cross.row(v));
+                let extra = (0..part.st.words).map(|i| {
+                    let after = live_set[i] & (anc_made[i] | self.start_live[i]);
+                    let counted = made[i] | (cross[i] & self.start_live[i]);
                     after & !counted
                 });
                 let need = self.start_need[v] + part.sums.sum(extra);
@@ -174,10 +183,10 @@ impl Backward {
     }
 
     /// Expands the best open state under `ub` (the best peak known).
-    pub(super) fn step(&mut self, part: &Part, ub: u64) -> Status {
-        let w = part.words;
+    pub(super) fn step(&mut self, model: &Model, ub: u64) -> Status {
+        let part = &model.part;
         loop {
-            let Some(&Reverse((f, count, gv, id))) = self.open.peek() else {
+            let Some(&Reverse((f, count, cost, id))) = self.open.peek() else {
                 return Status::Exhausted;
             };
             if f >= ub {
@@ -186,34 +195,33 @@ impl Backward {
             self.lower_bound = self.lower_bound.max(f);
             self.open.pop();
             let rec = self.recs[id as usize];
-            if rec.g < gv {
+            if rec.cost < cost {
                 continue; // reached again with a lower peak
             }
             if count == 0 {
-                return Status::Found(self.path(id), rec.g);
+                return Status::Found(self.path(id), rec.cost);
             }
-            let at = id as usize * w;
-            let set = self.keys[at..at + w].to_vec();
+            let set = self.keys.row(id as usize).to_vec();
             let mut scratch = std::mem::take(&mut self.scratch);
             for i in 0..part.m() as u32 {
-                let succ = &self.succ_mask[i as usize * w..(i as usize + 1) * w];
+                let succ = self.succ_mask.row(i as usize);
                 if !has(&set, i) || succ.iter().zip(&set).any(|(s, x)| s & x != 0) {
                     continue; // not in the set, or a later op of the set needs it
                 }
                 self.child.copy_from_slice(&set);
-                self.child[(i / 64) as usize] &= !(1 << (i % 64));
+                unset(&mut self.child, i);
                 let mut live = rec.live + part.frees(&self.child, i) - part.alloc[i as usize];
-                let g = rec.g.max(live + part.step[i as usize]);
-                if g >= ub {
+                let child_cost = rec.cost.max(live + part.step[i as usize]);
+                if child_cost >= ub {
                     continue;
                 }
                 let log_at = self.log.len();
                 self.log.push(i);
                 let mut child = std::mem::take(&mut self.child);
-                let high = self.closure(part, &mut child, &mut live, g.max(f));
+                let high = self.closure(part, &mut child, &mut live, child_cost.max(f));
                 self.child = child;
-                let g = g.max(high);
-                if g >= ub {
+                let child_cost = child_cost.max(high);
+                if child_cost >= ub {
                     self.log.truncate(log_at);
                     continue;
                 }
@@ -222,19 +230,17 @@ impl Backward {
                 let child = &self.child;
                 let found = self
                     .table
-                    .find(hsh, |&c| {
-                        &keys[c as usize * w..(c as usize + 1) * w] == child
-                    })
+                    .find(hsh, |&c| keys.row(c as usize) == child)
                     .copied();
                 let new = Rec {
-                    g,
+                    cost: child_cost,
                     live,
                     parent: id,
                     log_at: log_at as u32,
                     log_len: (self.log.len() - log_at) as u32,
                 };
                 let cid = match found {
-                    Some(c) if self.recs[c as usize].g <= g => {
+                    Some(c) if self.recs[c as usize].cost <= child_cost => {
                         self.log.truncate(log_at);
                         continue;
                     }
@@ -244,19 +250,20 @@ impl Backward {
                     }
                     None => {
                         let c = self.recs.len() as u32;
-                        self.keys.extend_from_slice(&self.child);
+                        self.keys.push(&self.child);
                         self.recs.push(new);
                         let keys = &self.keys;
-                        self.table.insert_unique(hsh, c, |&x| {
-                            hash_words(&keys[x as usize * w..(x as usize + 1) * w])
-                        });
+                        self.table
+                            .insert_unique(hsh, c, |&x| hash_words(keys.row(x as usize)));
                         c
                     }
                 };
-                let fc = g.max(self.h(part, &self.child, &mut scratch)).max(f);
+                let fc = child_cost
+                    .max(self.h(model, &self.child, &mut scratch))
+                    .max(f);
                 if fc < ub {
                     let left = self.child.iter().map(|x| x.count_ones()).sum::<u32>();
-                    self.open.push(Reverse((fc, left, g, cid)));
+                    self.open.push(Reverse((fc, left, child_cost, cid)));
                 }
             }
             self.scratch = scratch;
@@ -284,16 +291,15 @@ impl Backward {
     /// its own step stays under `limit`. Removes such ops in place (logging them) and returns
     /// the most memory any of their steps used.
     fn closure(&mut self, part: &Part, set: &mut [u64], live: &mut u64, limit: u64) -> u64 {
-        let w = part.words;
         let mut high = 0;
         loop {
             let mut any = false;
             for i in (0..part.m() as u32).rev() {
-                let succ = &self.succ_mask[i as usize * w..(i as usize + 1) * w];
+                let succ = self.succ_mask.row(i as usize);
                 if !has(set, i) || succ.iter().zip(set.iter()).any(|(s, x)| s & x != 0) {
                     continue;
                 }
-                set[(i / 64) as usize] &= !(1 << (i % 64));
+                unset(set, i);
                 let frees = part.frees(set, i);
                 let alloc = part.alloc[i as usize];
                 let before = *live + frees - alloc;

@@ -1,4 +1,5 @@
-//! Bitsets of ops or storages as `u64` words, and sums of sizes over them.
+//! Bitsets of ops or storages as `u64` words, rows of them ([`BitMatrix`]), and sums of sizes
+//! over them.
 
 #[inline]
 pub(super) fn has(set: &[u64], i: u32) -> bool {
@@ -7,6 +8,10 @@ pub(super) fn has(set: &[u64], i: u32) -> bool {
 #[inline]
 pub(super) fn put(set: &mut [u64], i: u32) {
     set[(i / 64) as usize] |= 1 << (i % 64);
+}
+#[inline]
+pub(super) fn unset(set: &mut [u64], i: u32) {
+    set[(i / 64) as usize] &= !(1 << (i % 64));
 }
 pub(super) fn hash_words(w: &[u64]) -> u64 {
     // FxHash-style mixing: enough spread for bitsets, no dependency.
@@ -28,6 +33,65 @@ pub(super) fn weight(words: impl Iterator<Item = u64>, size: &[u64]) -> u64 {
         }
     }
     total
+}
+
+/// Rows of bitsets of the same width, stored end to end: one row per op (its ancestors, the
+/// storages it keeps alive, ...) or per search state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BitMatrix {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl BitMatrix {
+    /// `rows` empty rows of `words` words each.
+    pub(super) fn new(rows: usize, words: usize) -> BitMatrix {
+        BitMatrix {
+            words,
+            bits: vec![0u64; rows * words],
+        }
+    }
+
+    /// No rows yet, each `words` words wide (rows are added by [`BitMatrix::push`]).
+    pub(super) fn with_width(words: usize) -> BitMatrix {
+        BitMatrix::new(0, words)
+    }
+
+    #[inline]
+    pub(super) fn row(&self, i: usize) -> &[u64] {
+        &self.bits[i * self.words..(i + 1) * self.words]
+    }
+
+    #[inline]
+    pub(super) fn row_mut(&mut self, i: usize) -> &mut [u64] {
+        &mut self.bits[i * self.words..(i + 1) * self.words]
+    }
+
+    /// Row `dst` |= row `src` (two different rows).
+    pub(super) fn or_row(&mut self, dst: usize, src: usize) {
+        let w = self.words;
+        let (d, s) = if dst > src {
+            let (lo, hi) = self.bits.split_at_mut(dst * w);
+            (&mut hi[..w], &lo[src * w..(src + 1) * w])
+        } else {
+            let (lo, hi) = self.bits.split_at_mut(src * w);
+            (&mut lo[dst * w..(dst + 1) * w], &hi[..w])
+        };
+        for (x, y) in d.iter_mut().zip(s) {
+            *x |= y;
+        }
+    }
+
+    /// Appends a row (`words` words).
+    pub(super) fn push(&mut self, row: &[u64]) {
+        debug_assert_eq!(row.len(), self.words);
+        self.bits.extend_from_slice(row);
+    }
+
+    /// Bytes held.
+    pub(super) fn bytes(&self) -> usize {
+        self.bits.len() * 8
+    }
 }
 
 /// Sums of storage sizes over bitsets, a byte at a time: per byte of the bitset, the sum for

@@ -5,7 +5,8 @@ use crate::graph::Graph;
 use crate::simulate::MemState;
 use crate::OpIx;
 
-use super::{backward, Part};
+use super::backward::Backward;
+use super::model::Model;
 
 /// Checks that the searches' bounds are admissible on `g` (at most 16 ops), for the property
 /// tests: for every downset S of the whole graph (one part, in `order`, a topological order),
@@ -20,7 +21,8 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
         pos[v as usize] = i;
     }
     let live0 = MemState::new(g).live();
-    let part = Part::new(g, order, &pos, 0, n, live0, &|| false);
+    let model = Model::new(g, order, &pos, (0, n), live0, &|| false);
+    let part = &model.part;
     let full = (1usize << n) - 1;
     let preds: Vec<usize> = (0..n)
         .map(|i| {
@@ -77,9 +79,9 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
             .min()
             .expect("a last op");
     }
-    // The backward search runs on parts of two ops or more (see `Part::search`).
-    let back = (n >= 2).then(|| backward::Backward::new(&part, 0));
-    let mut scratch = vec![0u64; part.st_words];
+    // The backward search runs on parts of two ops or more (see `forward::search`).
+    let back = (n >= 2).then(|| Backward::new(&model, 0));
+    let mut scratch = vec![0u64; part.st.words];
     for s in 0..=full {
         if live[s] == u64::MAX {
             continue;
@@ -90,7 +92,9 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
                 .map(|i| g.ops()[order[i] as usize].id.as_str())
                 .collect()
         };
-        let h = part.h(&words(s), live[s], &mut scratch, u64::MAX);
+        let h = model
+            .bounds
+            .h(part, &words(s), live[s], &mut scratch, u64::MAX);
         if h > cost[s] {
             return Err(format!(
                 "after {:?} the bound is {h} but a completion peaks at {}",
@@ -98,9 +102,9 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
                 cost[s]
             ));
         }
-        if let Some(c) = &part.cut {
+        if let Some(c) = &model.bounds.cut {
             for v in (0..n as u32).filter(|&v| s >> v & 1 == 0) {
-                let hc = c.during(&part, &words(s), v, u64::MAX);
+                let hc = c.during(part, &words(s), v, u64::MAX);
                 if hc > cost[s] {
                     return Err(format!(
                         "after {:?} the cut bound of {} is {hc} but a completion peaks at {}",
@@ -113,7 +117,7 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
         }
         let hb = back
             .as_ref()
-            .map_or(0, |b| b.h(&part, &words(s), &mut scratch));
+            .map_or(0, |b| b.h(&model, &words(s), &mut scratch));
         if hb > prefix[s] {
             return Err(format!(
                 "the backward bound of {:?} is {hb} but an order of them peaks at {}",

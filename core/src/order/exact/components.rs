@@ -9,7 +9,8 @@ use crate::graph::Graph;
 use crate::OpIx;
 
 use super::bits::put;
-use super::{Ctx, Part, PartResult};
+use super::forward::{search, Ctx, PartResult};
+use super::model::Model;
 
 /// Splits the part `order[a..b]` into independent components (no dependency between them, and
 /// no storage that two of them read and that the part frees), or `None` if it is one piece.
@@ -106,7 +107,8 @@ pub(super) fn solve_components(
             ctx.stopped = true;
             return None;
         }
-        let part = Part::of_ops(g, ops, pos, a, live0, &|| ctx.budget.expired());
+        let model = Model::of_ops(g, ops, pos, a, live0, &|| ctx.budget.expired());
+        let part = &model.part;
         // Its incumbent: the order's own sequence of it.
         let mut set = vec![0u64; part.words];
         let (mut live, mut peak) = (live0, live0);
@@ -115,7 +117,7 @@ pub(super) fn solve_components(
             live = live + part.alloc[i as usize] - part.frees(&set, i);
             put(&mut set, i);
         }
-        let r = part.search(ctx, ops, peak, live0);
+        let r = search(&model, ctx, ops, peak, live0);
         all_optimal &= r.optimal;
         lbs.push(r.lower_bound);
         frees_at_start.push(live0 - part.untouched - part.perm_at_start());

@@ -16,7 +16,8 @@
 
 use crate::maxflow::{Network, INF};
 
-use super::{has, Part, NIL};
+use super::bits::has;
+use super::part::{Part, NIL};
 
 /// The part's flow network without the per-question edges.
 pub(super) struct CutNet {
@@ -35,14 +36,14 @@ impl CutNet {
     /// (The start bound is the largest cut computed before `stop()` turned true.)
     pub(super) fn new(part: &Part, stop: &dyn Fn() -> bool) -> CutNet {
         let m = part.m();
-        let ns = part.st_size.len();
+        let ns = part.st.len();
         let nodes = m + ns + 2;
         let (src, snk) = ((nodes - 2) as u32, (nodes - 1) as u32);
         let mut net = Network::new(nodes);
         let w = part.words;
         for v in 0..m {
             for k in 0..w {
-                let mut preds = part.pred_mask[v * w + k];
+                let mut preds = part.pred_mask.row(v)[k];
                 while preds != 0 {
                     let p = (k * 64) as u32 + preds.trailing_zeros();
                     preds &= preds - 1;
@@ -52,12 +53,12 @@ impl CutNet {
         }
         let mut constant = part.untouched;
         for k in 0..ns {
-            let size = part.st_size[k];
-            let producer = part.st_producer[k];
-            if size == 0 || part.st_transient[k] {
+            let size = part.st.size[k];
+            let producer = part.st.producer[k];
+            if size == 0 || part.st.transient[k] {
                 continue;
             }
-            if part.st_perm[k] {
+            if part.st.perm[k] {
                 // Never freed in the part: live once made.
                 if producer == NIL {
                     constant += size;
@@ -69,7 +70,7 @@ impl CutNet {
             let a = (m + k) as u32;
             net.add_edge(if producer == NIL { src } else { producer }, a, size);
             for u in 0..m as u32 {
-                if has(&part.st_users[k * w..(k + 1) * w], u) {
+                if has(part.st.users.row(k), u) {
                     net.add_edge(a, u, INF);
                 }
             }
@@ -99,8 +100,7 @@ impl CutNet {
         }
         let mut net = self.net.clone();
         net.add_edge(v, self.snk, INF);
-        let w = part.words;
-        let preds = &part.pred_mask[v as usize * w..(v as usize + 1) * w];
+        let preds = part.pred_mask.row(v as usize);
         for (k, (&s, &p)) in set.iter().zip(preds).enumerate() {
             // The state's ops and v's predecessors run before v.
             let mut before = s | p;

@@ -1,10 +1,10 @@
 //! The pairs of the pair bound: for two ops neither of which precedes the other, what the one
-//! that runs second must have on top of it (see [`pair_sets`] and [`super::Part::pair_bound`]).
+//! that runs second must have on top of it (see [`pair_sets`] and [`super::bounds::Bounds::pair_bound`]).
 
 use std::cmp::Reverse;
 
-use super::bits::{has, put, weight};
-use super::NIL;
+use super::bits::{has, put, weight, BitMatrix};
+use super::part::{Lineage, Part, NIL};
 
 /// Parts larger than this get no pair bound (its tables grow with the square of the ops).
 pub(super) const MAX_PAIR_OPS: usize = 128;
@@ -16,7 +16,7 @@ pub(super) const MAX_PAIRS: usize = 2048;
 /// at once, and that are never freed in the part or read by a descendant of v. If u runs before
 /// v, every storage of P(u, v) that is not made yet will be made before v runs and is still live
 /// while v runs (a reader is still to come), and none of them is counted in v's own bound in
-/// [`super::Part::h`] (those are live now, or made by v's ancestors, or v's outputs).
+/// [`super::bounds::Bounds::h`] (those are live now, or made by v's ancestors, or v's outputs).
 ///
 /// A second quantity adds the valleys of Liu's argument: let V(u, v) be the largest, over common
 /// descendants x of u and v and paths u = p0 → p1 → … → x where each p(i+1) reads a storage s(i)
@@ -28,68 +28,54 @@ pub(super) const MAX_PAIRS: usize = 2048;
 /// So every order from a state where u and v are still to run has a peak of at least
 /// min(need(v) + max(unmade P(u, v), V(u, v)), need(u) + max(unmade P(v, u), V(v, u))). Only
 /// pairs where both sides can add something are kept: (u, v, potential, V(u, v), V(v, u)).
-/// Once `stop()` is true no more pairs are looked for.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pair_sets(
-    m: usize,
-    words: usize,
-    st_words: usize,
-    anc: &[u64],
-    desc: &[u64],
-    st_producer: &[u32],
-    st_users: &[u64],
-    st_perm: &[bool],
-    st_transient: &[bool],
-    st_size: &[u64],
-    cross: &[u64],
-    step: &[u64],
-    untouched: u64,
-    stop: &dyn Fn() -> bool,
-) -> PairTables {
+/// Once `stop()` is true no more pairs are looked for (those found are each a bound).
+pub(super) fn pair_sets(part: &Part, lineage: &Lineage, stop: &dyn Fn() -> bool) -> PairTables {
+    let m = part.m();
     if !(2..=MAX_PAIR_OPS).contains(&m) {
         return PairTables::default();
     }
-    let ns = st_size.len();
+    let (st, st_words) = (&part.st, part.st.words);
+    let (anc, desc) = (&lineage.anc, &lineage.desc);
+    let (st_size, step, untouched) = (&st.size, &part.step, part.untouched);
+    let ns = st.len();
     // made_star[x]: storages made by x or an ancestor of x; made_anc[x]: by a strict ancestor;
     // after[x]: storages never freed in the part or read by a strict descendant of x.
-    let mut made_star = vec![0u64; m * st_words];
-    let mut made_anc = vec![0u64; m * st_words];
-    let mut after = vec![0u64; m * st_words];
+    let mut made_star = BitMatrix::new(m, st_words);
+    let mut made_anc = BitMatrix::new(m, st_words);
+    let mut after = BitMatrix::new(m, st_words);
     // into[x]: (maker, size) of the storages x keeps alive that an ancestor of x makes.
     let mut into: Vec<Vec<(u32, u64)>> = vec![Vec::new(); m];
-    for k in 0..ns {
-        let p = st_producer[k];
-        if p == NIL || st_transient[k] {
+    for (k, &p) in st.producer.iter().enumerate() {
+        if p == NIL || st.transient[k] {
             continue;
         }
-        let users = &st_users[k * words..(k + 1) * words];
-        for x in 0..m {
-            if has(users, x as u32) && has(&anc[x * words..(x + 1) * words], p) {
-                into[x].push((p, st_size[k]));
+        let users = st.users.row(k);
+        for (x, into_x) in into.iter_mut().enumerate() {
+            if has(users, x as u32) && has(anc.row(x), p) {
+                into_x.push((p, st_size[k]));
             }
         }
     }
     for x in 0..m {
-        let ax = &anc[x * words..(x + 1) * words];
-        let dx = &desc[x * words..(x + 1) * words];
+        let (ax, dx) = (anc.row(x), desc.row(x));
         for k in 0..ns {
-            if st_transient[k] {
+            if st.transient[k] {
                 continue;
             }
-            let p = st_producer[k];
+            let p = st.producer[k];
             if p != NIL && (p as usize == x || has(ax, p)) {
-                put(&mut made_star[x * st_words..(x + 1) * st_words], k as u32);
+                put(made_star.row_mut(x), k as u32);
                 if p as usize != x {
-                    put(&mut made_anc[x * st_words..(x + 1) * st_words], k as u32);
+                    put(made_anc.row_mut(x), k as u32);
                 }
             }
-            let users = &st_users[k * words..(k + 1) * words];
+            let users = st.users.row(k);
             let later = users.iter().zip(dx).enumerate().any(|(wi, (u, d))| {
                 let me = if wi == x / 64 { 1u64 << (x % 64) } else { 0 };
                 u & d & !me != 0
             });
-            if st_perm[k] || later {
-                put(&mut after[x * st_words..(x + 1) * st_words], k as u32);
+            if st.perm[k] || later {
+                put(after.row_mut(x), k as u32);
             }
         }
     }
@@ -112,13 +98,12 @@ pub(super) fn pair_sets(
     // hops[u]: for each storage k that u makes, the widest path bottleneck from u to each x
     // over paths whose first storage is k (0 if none).
     let mut hops: Vec<Vec<(u32, Vec<u64>)>> = vec![Vec::new(); m];
-    for k in 0..ns {
-        let u = st_producer[k];
-        if u == NIL || st_transient[k] {
+    for (k, &u) in st.producer.iter().enumerate() {
+        if u == NIL || st.transient[k] {
             continue;
         }
         let u = u as usize;
-        let users = &st_users[k * words..(k + 1) * words];
+        let users = st.users.row(k);
         let mut row = vec![0u64; m];
         for x in u + 1..m {
             let mut best = if has(users, x as u32) { st_size[k] } else { 0 };
@@ -131,38 +116,29 @@ pub(super) fn pair_sets(
         }
         hops[u].push((k as u32, row));
     }
-    let need_max = |x: usize| {
-        untouched
-            + step[x]
-            + weight(
-                cross[x * st_words..(x + 1) * st_words].iter().copied(),
-                st_size,
-            )
-    };
-    let p_word = |u: usize, v: usize, w: usize| {
-        made_star[u * st_words + w] & !made_anc[v * st_words + w] & after[v * st_words + w]
-    };
+    let need_max =
+        |x: usize| untouched + step[x] + weight(part.cross.row(x).iter().copied(), st_size);
+    let p_word =
+        |u: usize, v: usize, w: usize| made_star.row(u)[w] & !made_anc.row(v)[w] & after.row(v)[w];
     let p_weight = |u: usize, v: usize| weight((0..st_words).map(|w| p_word(u, v, w)), st_size);
     let mut found: Vec<(Pair, Vec<u64>, Vec<u64>)> = Vec::new();
     for u in 0..m {
-        // O(ops) pairs per u, each O(ops) common descendants: out of time, the pairs found so
-        // far (each a bound of its own) are kept.
+        // O(ops) pairs per u, each O(ops) common descendants: read the clock per u.
         if stop() {
             break;
         }
-        let du = &desc[u * words..(u + 1) * words];
+        let du = desc.row(u);
         for v in u + 1..m {
             // Local indices are a topological order: v can only be a descendant of u.
-            if has(&anc[v * words..(v + 1) * words], u as u32) {
+            if has(anc.row(v), u as u32) {
                 continue;
             }
             // Valleys through common descendants; and the valleys of paths whose first storage
             // is not in P (so they add to it).
             let (mut vuv, mut vvu) = (0u64, 0u64);
             let (mut suv, mut svu) = (0u64, 0u64);
-            let dv = &desc[v * words..(v + 1) * words];
-            let after_u = &after[u * st_words..(u + 1) * st_words];
-            let after_v = &after[v * st_words..(v + 1) * st_words];
+            let dv = desc.row(v);
+            let (after_u, after_v) = (after.row(u), after.row(v));
             for (wi, (a, b)) in du.iter().zip(dv).enumerate() {
                 let mut common = a & b;
                 while common != 0 {
@@ -184,8 +160,7 @@ pub(super) fn pair_sets(
             }
             // While the first of the two runs, what the second (or a descendant) still needs
             // is live too: beyond the first's own `cross`, that can add `extra`.
-            let cu = &cross[u * st_words..(u + 1) * st_words];
-            let cv = &cross[v * st_words..(v + 1) * st_words];
+            let (cu, cv) = (part.cross.row(u), part.cross.row(v));
             let extra_u = weight(cv.iter().zip(cu).map(|(x, y)| x & !y), st_size);
             let extra_v = weight(cu.iter().zip(cv).map(|(x, y)| x & !y), st_size);
             let wuv = p_weight(u, v);
@@ -201,8 +176,8 @@ pub(super) fn pair_sets(
             let pot = (need_max(v) + a)
                 .max(need_max(u) + extra_u)
                 .min((need_max(u) + b).max(need_max(v) + extra_v));
-            let puv = (0..st_words).map(|w| p_word(u, v, w)).collect();
-            let pvu = (0..st_words).map(|w| p_word(v, u, w)).collect();
+            let puv: Vec<u64> = (0..st_words).map(|w| p_word(u, v, w)).collect();
+            let pvu: Vec<u64> = (0..st_words).map(|w| p_word(v, u, w)).collect();
             let pair = Pair {
                 u: u as u32,
                 v: v as u32,
@@ -222,11 +197,11 @@ pub(super) fn pair_sets(
     found.sort_unstable_by_key(|x| Reverse(x.0.pot));
     found.truncate(MAX_PAIRS);
     let mut pairs = Vec::with_capacity(found.len());
-    let mut bits = Vec::with_capacity(found.len() * 2 * st_words);
+    let mut bits = BitMatrix::with_width(st_words);
     for (pair, puv, pvu) in found {
         pairs.push(pair);
-        bits.extend_from_slice(&puv);
-        bits.extend_from_slice(&pvu);
+        bits.push(&puv);
+        bits.push(&pvu);
     }
     PairTables {
         pairs,
@@ -235,14 +210,14 @@ pub(super) fn pair_sets(
     }
 }
 
-/// What [`pair_sets`] computes: the pairs, and their sets P(u, v) and P(v, u) (`st_words` words
-/// each, in that order per pair); and per op the storages its strict ancestors make (storage
-/// bitsets, `st_words` words per op), which the backward search needs too.
+/// What [`pair_sets`] computes: the pairs, and their sets P(u, v) and P(v, u) (storage bitsets,
+/// rows 2k and 2k + 1 for pair k); and per op the storages its strict ancestors make (storage
+/// bitsets, one row per op), which the backward search needs too.
 #[derive(Default)]
 pub(super) struct PairTables {
     pub(super) pairs: Vec<Pair>,
-    pub(super) bits: Vec<u64>,
-    pub(super) made_anc: Vec<u64>,
+    pub(super) bits: BitMatrix,
+    pub(super) made_anc: BitMatrix,
 }
 
 /// A pair of the pair bound; see [`pair_sets`].
@@ -268,9 +243,9 @@ pub(super) struct Pair {
     pub(super) extra_v: u64,
 }
 
-/// The pairs of each op, by index into [`super::Part::pairs`], largest potential first; and per op x
+/// The pairs of each op, by index into [`PairTables::pairs`], largest potential first; and per op x
 /// the most any of its pairs can add to x's own bound (a partner's share when x runs second,
-/// or what a partner still needs when x runs first), for [`super::Part::pair_bound`].
+/// or what a partner still needs when x runs first), for [`super::bounds::Bounds::pair_bound`].
 pub(super) fn pairs_by_op(m: usize, pairs: &[Pair]) -> (Vec<Vec<u32>>, Vec<u64>, Vec<u64>) {
     let mut lists = vec![Vec::new(); m];
     let mut share_in = vec![0u64; m];

@@ -1,8 +1,8 @@
 //! Embeds the web view's report template (`www/dist/report.html`, built by
 //! `scripts/build.d/50-web.sh`, which inlines the wasm planner and the view's scripts) for
-//! `peakorder report`. When the web bundle has not been built, an empty template is embedded
-//! and `peakorder report` says at run time how to build it, so the rest of the CLI still builds
-//! without Node.
+//! `peakorder report` and `peakorder.report_html`. When the web bundle has not been built, an
+//! empty template is embedded and a report says at run time how to build it, so the CLI and the
+//! Python extension still build without Node.
 
 use std::path::PathBuf;
 

@@ -1,0 +1,122 @@
+//! The flags the planning subcommands share, as clap `Args` flattened into each: the search's
+//! limits (`plan`, `compare`, `run`, `fuse`; `report` takes the time budget alone, which is all
+//! the page's planner takes) and the method (`plan`, `run`, `report`). Defaults come from the core ([`PlanOptions::default`]; `fuse` overrides them
+//! with [`FuseOptions::default`] and `run` its method, see their `Args`), never from numbers
+//! copied here.
+
+use std::sync::OnceLock;
+
+use clap::Args;
+use peakorder::fusion::FuseOptions;
+use peakorder::{Method, PlanOptions};
+
+use super::CliError;
+
+/// Bytes per `--max-memory-mb` unit.
+const MIB: u64 = 1 << 20;
+
+fn default_budget_ms() -> f64 {
+    PlanOptions::default().budget_ms.unwrap_or(f64::MAX)
+}
+
+fn default_max_states() -> u64 {
+    PlanOptions::default().max_states
+}
+
+fn default_max_memory_mb() -> u64 {
+    PlanOptions::default().max_memory_bytes / MIB
+}
+
+fn default_method() -> String {
+    PlanOptions::default().method.name().to_string()
+}
+
+/// How long a search may take.
+#[derive(Args, Debug, Clone)]
+pub struct BudgetArg {
+    /// Time budget for searches, in milliseconds.
+    #[arg(long, default_value_t = default_budget_ms(), value_parser = parse_budget_ms)]
+    pub budget_ms: f64,
+}
+
+/// How much a search may do: its time and its states and memory.
+#[derive(Args, Debug, Clone)]
+pub struct SearchLimits {
+    #[command(flatten)]
+    pub budget: BudgetArg,
+    /// Most states a search may expand.
+    #[arg(long, default_value_t = default_max_states())]
+    pub max_states: u64,
+    /// Most memory the exact search's state table may hold, in MiB.
+    #[arg(long, default_value_t = default_max_memory_mb())]
+    pub max_memory_mb: u64,
+}
+
+impl SearchLimits {
+    /// The core's options for planning with `method` within these limits.
+    pub fn plan_options(&self, method: Method) -> PlanOptions {
+        PlanOptions {
+            method,
+            budget_ms: Some(self.budget.budget_ms),
+            max_states: self.max_states,
+            max_memory_bytes: self.max_memory_bytes(),
+        }
+    }
+
+    /// The core's fusion options within these limits.
+    pub fn fuse_options(&self, peak_limit: Option<u64>) -> FuseOptions {
+        FuseOptions {
+            peak_limit,
+            budget_ms: Some(self.budget.budget_ms),
+            max_states: self.max_states,
+            max_memory_bytes: self.max_memory_bytes(),
+        }
+    }
+
+    fn max_memory_bytes(&self) -> u64 {
+        self.max_memory_mb.saturating_mul(MIB)
+    }
+}
+
+/// Which method plans the order.
+#[derive(Args, Debug, Clone)]
+pub struct MethodArg {
+    /// Planning method: auto (optimal where it can prove it), liu, exact, or a heuristic (see
+    /// `peakorder compare` for the list).
+    #[arg(long, short, default_value_t = default_method())]
+    pub method: String,
+}
+
+impl MethodArg {
+    /// The method named (an unknown name is bad input, exit code 2).
+    pub fn method(&self) -> Result<Method, CliError> {
+        Ok(self.method.parse()?)
+    }
+}
+
+/// `fuse`'s defaults for the limits: the fusion search plans hundreds of fused graphs, so it
+/// gets more than one plan's budget ([`FuseOptions::default`]). Static text, as clap wants it.
+pub fn fuse_default_budget_ms() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        FuseOptions::default()
+            .budget_ms
+            .unwrap_or(f64::MAX)
+            .to_string()
+    })
+}
+
+/// See [`fuse_default_budget_ms`].
+pub fn fuse_default_max_states() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| FuseOptions::default().max_states.to_string())
+}
+
+/// A time budget: a finite number of milliseconds >= 0. NaN would make a deadline that never
+/// passes, so it is refused like any other bad number (exit code 2).
+fn parse_budget_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
+        _ => Err(format!("{s:?} is not a number of milliseconds >= 0")),
+    }
+}

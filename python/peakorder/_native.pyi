@@ -1,0 +1,35 @@
+# Types of the native extension (python/src/lib.rs). Call it through the `peakorder` package
+# (peakorder/_api.py), which reads graphs and orders and issues the interruption warning.
+from typing import Any, Dict, List, Optional, Tuple
+
+__version__: str
+
+def plan(
+    graph_json: str,
+    method: Optional[str] = None,
+    budget_ms: Optional[float] = None,
+    max_states: Optional[int] = None,
+    max_memory_mb: Optional[int] = None,
+) -> Tuple[Dict[str, Any], bool]: ...
+def simulate(graph_json: str, order: List[str]) -> Dict[str, Any]: ...
+def compare(
+    graph_json: str,
+    budget_ms: Optional[float] = None,
+    max_states: Optional[int] = None,
+    max_memory_mb: Optional[int] = None,
+) -> Tuple[Dict[str, Any], bool]: ...
+def fuse(
+    graph_json: str,
+    peak_limit: Optional[int] = None,
+    budget_ms: Optional[float] = None,
+    max_states: Optional[int] = None,
+    with_graph: bool = False,
+) -> Tuple[Dict[str, Any], Optional[str], bool]: ...
+def report_html(
+    graph_json: str,
+    title: str,
+    method: Optional[str] = None,
+    budget_ms: Optional[float] = None,
+) -> Tuple[str, bool]: ...
+def validate(graph_json: str) -> Dict[str, Any]: ...
+def dtype_sizes() -> Dict[str, int]: ...

@@ -1,0 +1,245 @@
+//! `peakorder._native`: the Python package's extension module. It only converts (docs/design.md
+//! §5's shapes out as dicts, core errors as coded exceptions, options checked like the CLI's
+//! flags) and calls the core in-process; every planning decision is the core's. Graph arguments
+//! arrive as JSON text (the Python side reads dicts and paths, `peakorder/_api.py`), so the
+//! CLI, the npm package and Python share one parser and one validation.
+//!
+//! Every call parses and plans with the GIL released; the searches also stop on Ctrl-C and return
+//! their best order so far ([`interrupt`]).
+
+use std::sync::atomic::AtomicBool;
+
+use peakorder::dtype::{Dtype, DTYPE_NAMES};
+use peakorder::{Budget, Clock, Graph, Hooks};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde::Serialize;
+
+mod clock;
+mod errors;
+mod interrupt;
+mod options;
+
+use clock::StdClock;
+use errors::{codes, to_py, Coded};
+use interrupt::run_interruptible;
+
+/// A result as Python objects: serialized by serde (field order as in the CLI's `--json`) and
+/// read back by the `json` module, so dicts, lists, ints of any size, floats and `None`.
+fn to_python<'py, T: Serialize>(py: Python<'py>, x: &T) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(x).map_err(|e| {
+        Coded::new("internal", format!("cannot serialize a result: {e}")).into_py(py)
+    })?;
+    py.import("json")?.getattr("loads")?.call1((text,))
+}
+
+fn parse(graph_json: &str) -> Result<Graph, peakorder::Error> {
+    Graph::from_json(graph_json)
+}
+
+/// Plans a graph (JSON text): the `peakorder plan --json` dict, and whether Ctrl-C cut the
+/// search short.
+#[pyfunction]
+#[pyo3(signature = (graph_json, method=None, budget_ms=None, max_states=None, max_memory_mb=None))]
+fn plan<'py>(
+    py: Python<'py>,
+    graph_json: String,
+    method: Option<&Bound<'py, PyAny>>,
+    budget_ms: Option<&Bound<'py, PyAny>>,
+    max_states: Option<&Bound<'py, PyAny>>,
+    max_memory_mb: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, bool)> {
+    let method = options::method_name(py, method)?;
+    let mut opts = options::plan_options(py, budget_ms, max_states, max_memory_mb)?;
+    let done = run_interruptible(py, |cancel: &AtomicBool| {
+        let g = parse(&graph_json)?;
+        opts.method = options::parse_method(method.as_deref())?;
+        let hooks = Hooks {
+            cancel: Some(cancel),
+            progress: None,
+        };
+        peakorder::plan_hooked(&g, &opts, &StdClock::new(), &hooks)
+    })?;
+    let plan = done.value.map_err(|e| to_py(py, &e))?;
+    Ok((to_python(py, &plan)?, done.interrupted))
+}
+
+/// Simulates an order (op ids) on a graph: the `peakorder simulate --json` dict.
+#[pyfunction]
+fn simulate<'py>(
+    py: Python<'py>,
+    graph_json: String,
+    order: Vec<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let sim = py
+        .detach(|| {
+            let g = parse(&graph_json)?;
+            let order = g.order_from_ids(&order)?;
+            peakorder::simulate(&g, &order)
+        })
+        .map_err(|e| to_py(py, &e))?;
+    to_python(py, &sim)
+}
+
+/// Every method side by side: the `peakorder compare --json` dict, and whether Ctrl-C cut it
+/// short.
+#[pyfunction]
+#[pyo3(signature = (graph_json, budget_ms=None, max_states=None, max_memory_mb=None))]
+fn compare<'py>(
+    py: Python<'py>,
+    graph_json: String,
+    budget_ms: Option<&Bound<'py, PyAny>>,
+    max_states: Option<&Bound<'py, PyAny>>,
+    max_memory_mb: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, bool)> {
+    let opts = options::plan_options(py, budget_ms, max_states, max_memory_mb)?;
+    let done = run_interruptible(py, |cancel: &AtomicBool| {
+        let g = parse(&graph_json)?;
+        let hooks = Hooks {
+            cancel: Some(cancel),
+            progress: None,
+        };
+        Ok(peakorder::compare_hooked(
+            &g,
+            &opts,
+            &StdClock::new(),
+            &hooks,
+        ))
+    })?;
+    let cmp = done.value.map_err(|e: peakorder::Error| to_py(py, &e))?;
+    Ok((to_python(py, &cmp)?, done.interrupted))
+}
+
+/// Memory-aware fusion next to the Thunder-style baseline: the `peakorder fuse --json` dict, the
+/// fused graph's JSON text when `with_graph` (what `fuse -o FILE` writes), and whether Ctrl-C
+/// cut the search short.
+#[pyfunction]
+#[pyo3(signature = (graph_json, peak_limit=None, budget_ms=None, max_states=None, with_graph=false))]
+fn fuse<'py>(
+    py: Python<'py>,
+    graph_json: String,
+    peak_limit: Option<&Bound<'py, PyAny>>,
+    budget_ms: Option<&Bound<'py, PyAny>>,
+    max_states: Option<&Bound<'py, PyAny>>,
+    with_graph: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<String>, bool)> {
+    let opts = options::fuse_options(py, peak_limit, budget_ms, max_states)?;
+    let done = run_interruptible(py, |cancel: &AtomicBool| {
+        let g = parse(&graph_json)?;
+        let clock = StdClock::new();
+        // What `peakorder::fusion::run` builds, plus the cancel flag.
+        let mut budget = Budget::new(
+            &clock,
+            opts.budget_ms.map(|b| clock.now_ms() + b),
+            opts.max_states,
+        );
+        budget.cancel = Some(cancel);
+        let f = peakorder::fusion::fuse(&g, opts.peak_limit, &budget)?;
+        let text = with_graph.then(|| f.fused.to_spec().to_json() + "\n");
+        Ok((f, text))
+    })?;
+    let (fusion, text) = done.value.map_err(|e: peakorder::Error| to_py(py, &e))?;
+    Ok((to_python(py, &fusion)?, text, done.interrupted))
+}
+
+/// The self-contained report page (`peakorder report`'s), and whether Ctrl-C cut its plan short.
+#[pyfunction]
+#[pyo3(signature = (graph_json, title, method=None, budget_ms=None))]
+fn report_html<'py>(
+    py: Python<'py>,
+    graph_json: String,
+    title: String,
+    method: Option<&Bound<'py, PyAny>>,
+    budget_ms: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(String, bool)> {
+    use peakorder_report::{ReportError, ReportOptions};
+    let method = options::method_name(py, method)?;
+    let budget_ms = options::budget_ms(py, budget_ms)?
+        .unwrap_or_else(|| peakorder::PlanOptions::default().budget_ms.unwrap_or(100.0));
+    let done = run_interruptible(py, |cancel: &AtomicBool| {
+        let opts = ReportOptions {
+            title: &title,
+            method: method.as_deref(),
+            budget_ms,
+        };
+        let hooks = Hooks {
+            cancel: Some(cancel),
+            progress: None,
+        };
+        peakorder_report::report(&graph_json, &opts, &StdClock::new(), &hooks)
+    })?;
+    let report = done.value.map_err(|e| match e {
+        ReportError::Graph(e) | ReportError::Plan(e) => to_py(py, &e),
+        ReportError::Template(m) => Coded::new(codes::REPORT_UNAVAILABLE, m).into_py(py),
+    })?;
+    Ok((report.html, done.interrupted))
+}
+
+/// What `validate` reports about a valid graph (the npm package's `validate`).
+#[derive(Serialize)]
+struct Summary {
+    format: &'static str,
+    ops: usize,
+    tensors: usize,
+    /// Graph inputs (tensors no op produces), views included.
+    inputs: usize,
+    outputs: usize,
+    inputs_bytes: u64,
+    lower_bound_bytes: u64,
+    /// Peak of the file's order; `None` when the file's order is not topological.
+    program_order_peak_bytes: Option<u64>,
+    /// Every op's outputs feed at most one other op.
+    in_forest: bool,
+}
+
+/// Parses and validates a graph: a summary dict, or the coded error naming the op or tensor.
+#[pyfunction]
+fn validate<'py>(py: Python<'py>, graph_json: String) -> PyResult<Bound<'py, PyAny>> {
+    let summary = py
+        .detach(|| {
+            let g = parse(&graph_json)?;
+            let program_order_peak_bytes = peakorder::order::program::program_order(&g)
+                .ok()
+                .map(|o| peakorder::peak_of(&g, &o));
+            Ok(Summary {
+                format: peakorder::format::FORMAT,
+                ops: g.num_ops(),
+                tensors: g.num_tensors(),
+                inputs: g.tensors().iter().filter(|t| t.producer.is_none()).count(),
+                outputs: g.outputs().len(),
+                inputs_bytes: g.inputs_bytes(),
+                lower_bound_bytes: peakorder::lower_bound(&g),
+                program_order_peak_bytes,
+                in_forest: g.is_in_forest(),
+            })
+        })
+        .map_err(|e: peakorder::Error| to_py(py, &e))?;
+    to_python(py, &summary)
+}
+
+/// The graph format's element types and their sizes in bytes (`{"f32": 4, ...}`).
+#[pyfunction]
+fn dtype_sizes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for name in DTYPE_NAMES.split_whitespace() {
+        if let Some(t) = Dtype::parse(name) {
+            d.set_item(t.name(), t.size())?;
+        }
+    }
+    Ok(d)
+}
+
+/// peakorder's native extension: the core (graph validation, simulation, planning, fusion, the
+/// report page) called in-process. Use it through the `peakorder` package.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(fuse, m)?)?;
+    m.add_function(wrap_pyfunction!(report_html, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(dtype_sizes, m)?)?;
+    Ok(())
+}
