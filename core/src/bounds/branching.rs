@@ -245,6 +245,11 @@ fn evaluate(
     let mut complete = c.complete;
     if complete {
         'rounds: for _ in 0..MAX_ROUNDS {
+            // Each round is O(ops x cuts) before any flow: on a large graph, a millisecond.
+            if stop() {
+                complete = false;
+                break;
+            }
             pair = inconsistent_pair(g, &order, &cuts);
             if pair.is_some() {
                 break;
@@ -360,6 +365,9 @@ pub fn prove(
     // Every known order bounds each op's cut from above: the tighter, the fewer flows.
     let mut upper = during_in(g, &incumbent);
     for o in others {
+        if stop() {
+            break;
+        }
         for (u, d) in upper.iter_mut().zip(during_in(g, o)) {
             *u = (*u).min(d);
         }
@@ -379,12 +387,13 @@ pub fn prove(
     } else {
         floor.1
     };
-    if root.complete && root.node.bound < best_peak {
+    if root.complete && root.node.bound < best_peak && !stop() {
         // The last-of-set bound holds for the whole graph, so it floors every node.
         let net = CutNetwork::new(g, &[]);
         let sets = candidate_sets(g, &net);
+        // Each order costs a simulation: the two best and two more bound the sets well.
         let mut orders = vec![&root.node.order[..], &best[..]];
-        orders.extend_from_slice(others);
+        orders.extend(others.iter().take(2));
         let los = last_of_set_bound(g, &net, &sets, &orders, root.node.bound, best_peak, stop);
         flows += los.flows as u64;
         if los.bytes > root.node.bound {
