@@ -52,6 +52,20 @@ impl Network {
     /// The maximum flow from `s` to `t` (the capacity of a minimum cut), or at least `limit`
     /// once it reaches it (the caller only needs to know that much). Consumes the capacities.
     pub fn max_flow(&mut self, s: u32, t: u32, limit: u64) -> u64 {
+        self.max_flow_until(s, t, limit, &|| false).0
+    }
+
+    /// [`Network::max_flow`], stopping between phases once `stop()` is true (a phase is one
+    /// pass over the edges; a flow on a 100,000-node network can take hundreds). Returns the
+    /// flow so far and whether it is final (the maximum, or at least `limit`); when it is not,
+    /// the flow so far is still at most the minimum cut.
+    pub fn max_flow_until(
+        &mut self,
+        s: u32,
+        t: u32,
+        limit: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> (u64, bool) {
         let n = self.nodes();
         let mut flow = 0u64;
         let mut level = vec![u32::MAX; n];
@@ -60,6 +74,9 @@ impl Network {
         // The current path as edge indices.
         let mut path: Vec<u32> = Vec::new();
         while flow < limit {
+            if stop() {
+                return (flow, false);
+            }
             // Levels by breadth-first search over edges with capacity left.
             level.fill(u32::MAX);
             level[s as usize] = 0;
@@ -100,7 +117,7 @@ impl Network {
                     }
                     flow += push;
                     if flow >= limit {
-                        return flow;
+                        return (flow, true);
                     }
                     // Back to the tail of the first saturated edge.
                     let k = path
@@ -141,7 +158,7 @@ impl Network {
                 }
             }
         }
-        flow
+        (flow, true)
     }
 }
 

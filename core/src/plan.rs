@@ -141,11 +141,23 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
         Method::Sp => order::series_parallel::sp_order(g).map(Ordering::heuristic),
         Method::Spize => Ok(Ordering::heuristic(order::spize::spize_order(g))),
-        Method::Local => Ok(Ordering::heuristic(order::local_search::improve(
-            g,
-            &order::greedy::greedy_order(g),
-            budget,
-        ))),
+        Method::Local => {
+            // The greedy start costs about 0.4 µs per op: with no time for it, the program
+            // order (one pass) is the start, when it is topological.
+            let start = match order::program::program_order(g) {
+                Ok(p)
+                    if budget
+                        .share_ms(1.0, None)
+                        .is_some_and(|ms| ms < greedy_ms(g)) =>
+                {
+                    p
+                }
+                _ => order::greedy::greedy_order(g),
+            };
+            Ok(Ordering::heuristic(order::local_search::improve(
+                g, &start, budget,
+            )))
+        }
         Method::Inductor => Ok(Ordering::heuristic(order::inductor::inductor_order(g))),
         Method::Xla => Ok(Ordering::heuristic(order::xla::xla_order(g))),
         Method::Liu => order::liu::liu_order(g).map(|order| Ordering {
@@ -157,6 +169,11 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
         Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
         Method::Auto => Ok(order::auto::auto_order(g, budget)),
     }
+}
+
+/// About how long the greedy order takes on `g` (0.4 µs per op, measured on 100,000 ops).
+fn greedy_ms(g: &Graph) -> f64 {
+    g.num_ops() as f64 * 4e-4
 }
 
 /// A plan (docs/design.md §3).

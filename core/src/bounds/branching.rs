@@ -283,8 +283,12 @@ fn evaluate(
                     complete = false;
                     break 'rounds;
                 }
-                let cu = net.during(g, u, &[], d[u as usize].saturating_add(1));
+                let cu = net.during_until(g, u, &[], d[u as usize].saturating_add(1), stop);
                 *flows += 1;
+                if !cu.finished {
+                    complete = false;
+                    break 'rounds;
+                }
                 if let Some(before) = cu.before {
                     let k = Known {
                         bytes: cu.bytes,

@@ -84,6 +84,8 @@ pub struct OpCut {
     /// The ops of a minimising downset (those that run before the op), when `bytes` is below
     /// the cap.
     pub before: Option<Vec<bool>>,
+    /// False when the flow was given up (see [`CutNetwork::during_until`]).
+    pub finished: bool,
 }
 
 const FREE: u8 = 0;
@@ -198,17 +200,32 @@ impl CutNetwork {
     /// order, so they are merged into the source and the sink: the flow runs over the other
     /// ops only, whose storages the cut weighs.
     pub fn during(&self, g: &Graph, v: OpIx, before: &[OpIx], cap: u64) -> OpCut {
+        self.during_until(g, v, before, cap, &|| false)
+    }
+
+    /// [`CutNetwork::during`], giving up between the flow's phases once `stop()` is true: then
+    /// `finished` is false and `bytes` is only a lower bound on the cut (what has flowed).
+    pub fn during_until(
+        &self,
+        g: &Graph,
+        v: OpIx,
+        before: &[OpIx],
+        cap: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> OpCut {
         let n = g.num_ops();
         let fixed = self.constant_during(g, v);
         if fixed >= cap || !self.usable {
             return OpCut {
                 bytes: fixed.min(cap),
                 before: None,
+                finished: true,
             };
         }
         let infeasible = OpCut {
             bytes: u64::MAX,
             before: None,
+            finished: true,
         };
         let mut scratch = self.scratch.borrow_mut();
         let Scratch {
@@ -329,6 +346,7 @@ impl CutNetwork {
             return OpCut {
                 bytes: cap,
                 before: None,
+                finished: true,
             };
         }
         let nf = free.len() as u32;
@@ -359,11 +377,19 @@ impl CutNetwork {
             }
         }
         let limit = cap - paid;
-        let flow = net.max_flow(src, snk, limit);
+        let (flow, finished) = net.max_flow_until(src, snk, limit, stop);
+        if !finished {
+            return OpCut {
+                bytes: paid + flow,
+                before: None,
+                finished,
+            };
+        }
         if flow >= limit {
             return OpCut {
                 bytes: cap,
                 before: None,
+                finished: true,
             };
         }
         let reach = net.source_side(src);
@@ -374,6 +400,7 @@ impl CutNetwork {
         OpCut {
             bytes: paid + flow,
             before: Some(set),
+            finished: true,
         }
     }
 }
@@ -493,8 +520,14 @@ pub fn cut_bound_known(
                 }
                 // One byte over the upper bound: the cut stays under the cap, so its downset
                 // is known.
-                let c = net.during(g, v, &[], u.saturating_add(1));
+                let c = net.during_until(g, v, &[], u.saturating_add(1), stop);
                 best.flows += 1;
+                if !c.finished {
+                    // Given up mid-flow: what has flowed is still at most the cut.
+                    best.bytes = best.bytes.max(c.bytes);
+                    best.complete = false;
+                    break;
+                }
                 let Some(set) = c.before else {
                     best.bytes = best.bytes.max(c.bytes);
                     continue;

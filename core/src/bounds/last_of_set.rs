@@ -124,8 +124,13 @@ pub fn last_of_set_bound(
             // The first op only asks whether the set can beat the best (a flow capped just
             // above it is cheap); once one op has, the others' values are computed at once.
             let c = if probed { cap2 } else { cap1 };
-            let cut = net.during(g, x, &rest, c).bytes;
+            let probe = net.during_until(g, x, &rest, c, stop);
             best.flows += 1;
+            if !probe.finished {
+                best.complete = false;
+                break 'sets;
+            }
+            let cut = probe.bytes;
             if cut == u64::MAX {
                 continue; // another op of the set must follow x: x is never last
             }
@@ -136,7 +141,12 @@ pub fn last_of_set_bound(
                 cut.min(cap2)
             } else {
                 best.flows += 1;
-                net.during(g, x, &rest, cap2).bytes
+                let exact = net.during_until(g, x, &rest, cap2, stop);
+                if !exact.finished {
+                    best.complete = false;
+                    break 'sets;
+                }
+                exact.bytes
             };
             probed = true;
             least = least.min(exact);

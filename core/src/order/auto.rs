@@ -40,9 +40,17 @@ const BRANCH_SHARE_SMALL: f64 = 0.6;
 /// Graphs of up to this many ops get the `_SMALL` shares.
 const SMALL_OPS: usize = 200;
 
-/// The heuristics' orders in the order they run (cheapest and most often best first), each
-/// only while `stop()` is false, except the first: there is always one.
-fn candidates_until(g: &Graph, stop: &dyn Fn() -> bool) -> Vec<Vec<OpIx>> {
+/// About how long one heuristic takes before any has been timed: 0.4 µs per op (greedy on a
+/// 100,000-op layered graph, 40 ms).
+const HEURISTIC_MS_PER_OP: f64 = 4e-4;
+/// About how long a pass over the graph takes per op (see [`candidates_until`]).
+const PASS_MS_PER_OP: f64 = 4e-5;
+
+/// The heuristics' orders in the order they run (cheapest and most often best first). The
+/// program order comes first when it is topological (one pass). A heuristic starts only when
+/// the time left before `budget`'s deadline covers what the last one took (they all cost about
+/// the same), and the first one also when no program order exists: there is always an order.
+fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
     let runs: [fn(&Graph) -> Vec<OpIx>; 8] = [
         greedy::greedy_order,
         inductor::lpmf_order,
@@ -54,14 +62,25 @@ fn candidates_until(g: &Graph, stop: &dyn Fn() -> bool) -> Vec<Vec<OpIx>> {
         spize::spize_order,
     ];
     let mut out = Vec::with_capacity(runs.len() + 1);
-    for (i, run) in runs.iter().enumerate() {
-        if i > 0 && stop() {
-            return out;
-        }
-        out.push(run(g));
-    }
+    let t = budget.clock.now_ms();
     if let Ok(p) = program::program_order(g) {
         out.push(p);
+    }
+    // One pass over the graph: each order found costs two more to score, and the plan five to
+    // check and report. The program order's check is a light one; a simulation costs about
+    // 40 ns per op (3.7 ms on a 100,000-op layered graph).
+    let pass = (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP);
+    let mut last_ms = g.num_ops() as f64 * HEURISTIC_MS_PER_OP;
+    for run in runs {
+        let now = budget.clock.now_ms();
+        let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
+        let after = (2 * out.len() + 7) as f64 * pass;
+        // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
+        if !out.is_empty() && (budget.cancelled() || left < 2.0 * last_ms + after) {
+            break;
+        }
+        out.push(run(g));
+        last_ms = budget.clock.now_ms() - now;
     }
     out
 }
@@ -105,12 +124,41 @@ fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<(u64, Vec<O
 /// Exact search seeded with the best heuristic order (the `exact` method); the heuristics
 /// read the clock between them, as in [`auto_order`].
 pub fn exact_with_heuristics(g: &Graph, budget: &Budget) -> Ordering {
-    let incumbent = scored(g, candidates_until(g, &|| budget.expired()).into_iter())
+    let (candidates, pass) = timed_candidates(g, budget);
+    let incumbent = candidates
         .into_iter()
         .next()
         .map(|c| c.1)
         .unwrap_or_default();
+    if !pass.room(budget, 4.0) {
+        return Ordering::heuristic(incumbent);
+    }
     crate::order::exact::exact_search(g, budget, incumbent).into()
+}
+
+/// How long one pass over the graph (a simulation, a check) takes, measured while scoring the
+/// heuristics' orders: each phase sets up with a few such passes before it reads the clock
+/// again, so none starts without room for them (a 100,000-op graph needs a few milliseconds
+/// per pass).
+struct Pass(f64);
+
+impl Pass {
+    /// Whether `passes` passes end before `budget`'s deadline.
+    fn room(&self, budget: &Budget, passes: f64) -> bool {
+        budget
+            .deadline_ms
+            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.0)
+    }
+}
+
+/// The heuristics' scored orders (see [`candidates_until`]) and the time of one pass.
+fn timed_candidates(g: &Graph, budget: &Budget) -> (Vec<(u64, Vec<OpIx>)>, Pass) {
+    let orders = candidates_until(g, budget);
+    let (n, t) = (orders.len().max(1) as f64, budget.clock.now_ms());
+    let c = scored(g, orders.into_iter());
+    // Scoring is a check and a simulation per order.
+    let pass = Pass((budget.clock.now_ms() - t) / (2.0 * n));
+    (c, pass)
 }
 
 /// The budget of one phase: `fraction` of the time left before `budget`'s deadline.
@@ -144,9 +192,10 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if let Ok(order) = liu::liu_order(g) {
         return proven(order, BoundKind::Liu);
     }
-    let candidates = scored(g, candidates_until(g, &|| budget.expired()).into_iter());
+    let (candidates, pass) = timed_candidates(g, budget);
     let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
-    if budget.expired() || incumbent.is_empty() {
+    // The proof search simulates every candidate and builds its network before its first flow.
+    if !pass.room(budget, 4.0 + candidates.len() as f64) || incumbent.is_empty() {
         return Ordering::heuristic(incumbent);
     }
     let small = g.num_ops() <= SMALL_OPS;
@@ -180,6 +229,9 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if budget.cancelled() {
         return unproven(best.1, bound);
     }
+    if !pass.room(budget, 4.0) {
+        return unproven(best.1, bound);
+    }
     let exact_budget = share(
         budget,
         if small {
@@ -198,7 +250,7 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if searched.peak < best.0 {
         best = (searched.peak, searched.order);
     }
-    if small && !budget.expired() && !budget.cancelled() {
+    if small && pass.room(budget, 4.0 + others.len() as f64) && !budget.cancelled() {
         let branch_budget = share(budget, BRANCH_SHARE_SMALL);
         let stop = || branch_budget.expired();
         let p = prove(
@@ -218,7 +270,7 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
             best = (p.peak, p.order);
         }
     }
-    if budget.cancelled() || budget.expired() {
+    if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
         return unproven(best.1, bound);
     }
     let mut starts: Vec<Vec<OpIx>> = candidates.into_iter().map(|c| c.1).collect();
