@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
-mod import;
 
 fn main() -> ExitCode {
     // Like other Unix tools, end quietly when the reader goes away (`peakorder ... | head`)

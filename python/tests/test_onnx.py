@@ -1,9 +1,12 @@
-"""`peakorder import onnx`: models built here with onnx's helper API and the models the onnx wheel
-ships, imported by the Rust CLI and checked against what onnx itself says about every tensor."""
+"""`peakorder import onnx`: models built here with onnx's helper API, the models the onnx wheel
+ships and its 1,884 node test cases, imported by the Rust CLI and checked against what onnx
+itself says about every tensor (its strict shape inference, or the test cases' expected outputs).
+Models exported from PyTorch are in test_onnx_torch.py."""
 
 import glob
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -47,12 +50,14 @@ def mlp(batch=8):
 
 
 def onnx_sizes(model):
-    """Every value's (elem_type, dims) as onnx reports it (after shape inference)."""
+    """Every value's (elem_type, dims) as onnx reports it (after shape inference), for values
+    whose every dimension onnx knows."""
     g = model.graph
     out = {}
     for v in list(g.input) + list(g.output) + list(g.value_info):
         tt = v.type.tensor_type
-        if v.type.HasField("tensor_type") and tt.HasField("shape"):
+        if (v.type.HasField("tensor_type") and tt.HasField("shape") and tt.elem_type
+                and all(d.HasField("dim_value") for d in tt.shape.dim)):
             out[v.name] = (tt.elem_type, [d.dim_value for d in tt.shape.dim])
     for t in g.initializer:
         out[t.name] = (t.data_type, list(t.dims))
@@ -118,16 +123,24 @@ def test_symbolic_dimension_fails_naming_it(tmp_path):
     plan_json(out)
 
 
-def test_missing_shape_names_tensor_and_suggests_inference(tmp_path):
+def test_shapes_are_inferred_without_value_info(tmp_path):
     m = mlp()
     del m.graph.value_info[:]
-    path = save(m, tmp_path)
-    r = cli("import", "onnx", path, check=False)
+    m.graph.output[0].type.tensor_type.ClearField("shape")
+    path, g = import_onnx(save(m, tmp_path))
+    assert check_against_onnx(mlp(), g) == 6
+
+
+def test_op_without_a_rule_names_node_op_and_fallback(tmp_path):
+    m = mlp()
+    del m.graph.value_info[:]
+    m.graph.node[1].op_type = "MyRelu"
+    r = cli("import", "onnx", save(m, tmp_path), check=False)
     assert r.returncode == 2
-    assert 'tensor "h" (output of node "mm1") has no known shape' in r.stderr
-    assert "onnx.shape_inference.infer_shapes" in r.stderr
-    fixed = save(onnx.shape_inference.infer_shapes(m), tmp_path, "fixed.onnx")
-    import_onnx(fixed)
+    assert 'tensor "r" (output of node "relu") has no known shape' in r.stderr
+    assert 'cannot infer the output shapes of node "relu" (op "MyRelu")' in r.stderr
+    assert "onnx.shape_inference.infer_shapes(m, strict_mode=True)" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_bad_input_exits_2(tmp_path):
@@ -218,3 +231,148 @@ def test_models_shipped_with_onnx(tmp_path):
             refused += 1
     print(f"shipped models: {imported} imported, {refused} refused; CNNs: {cnns}")
     assert imported >= len(SHIPPED) - 20 and len(cnns) == 9
+
+
+LIGHT = sorted(glob.glob(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light",
+                                      "*.onnx")))
+
+
+def test_light_models_import_without_preprocessing(tmp_path):
+    """Issue 21: the onnx wheel's nine light models (AlexNet ... ZFNet-512) carry no value_info and
+    make their weights with ConstantOfShape; they import as they are, and every tensor's size
+    equals what onnx's strict shape inference gives."""
+    assert len(LIGHT) == 9, LIGHT
+    for f in LIGHT:
+        out = tmp_path / (os.path.basename(f) + ".json")
+        cli("import", "onnx", f, "-o", out)
+        g = json.loads(out.read_text())
+        ref = onnx.shape_inference.infer_shapes(onnx.load(f), strict_mode=True)
+        checked = check_against_onnx(ref, g)
+        # onnx leaves the masks of opset-9 Dropouts untyped; they are the input's type and shape.
+        masks = {n.output[1] for n in ref.graph.node if n.op_type == "Dropout" and len(n.output) > 1}
+        unchecked = {t["id"] for t in g["tensors"]} - set(onnx_sizes(ref))
+        assert unchecked == masks and checked == len(g["tensors"]) - len(masks), (f, unchecked)
+        by_id = {t["id"]: t for t in g["tensors"]}
+        for mask in masks:
+            x = by_id[next(n.input[0] for n in ref.graph.node if mask in n.output)]
+            assert (by_id[mask]["shape"], by_id[mask]["dtype"]) == (x["shape"], x["dtype"])
+        plan_json(out, method="greedy")
+
+
+def test_shipped_models_import_without_preprocessing(tmp_path):
+    """All 149 models the wheel ships, as they are: sizes equal onnx's shape inference wherever it
+    knows them; the few refused hold sequences or strings or a symbolic dimension, and say so."""
+    imported = []
+    for i, f in enumerate(SHIPPED):
+        m = onnx.load(f, load_external_data=False)
+        out = tmp_path / f"raw{i}.json"
+        r = cli("import", "onnx", f, "-o", out, check=False)
+        if r.returncode == 0:
+            ref = onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
+            check_against_onnx(ref, json.loads(out.read_text()))
+            imported.append(f)
+        else:
+            assert r.returncode == 2, (f, r.stderr)
+            assert any(k in r.stderr for k in ("a sequence or an optional", "STRING", "--assume-dim")), \
+                (f, r.stderr)
+    print(f"shipped models without preprocessing: {len(imported)} of {len(SHIPPED)} imported")
+    assert len(imported) >= 135
+
+
+DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
+          "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "bool"}
+
+
+def test_node_test_cases_infer_the_expected_output_shapes(tmp_path):
+    """onnx's own node test cases (one op each, with inputs and expected outputs), inputs made
+    initializers so that shape computations fold, output types removed: every output peakorder
+    sizes has the expected array's shape and dtype; the ops it has no rule for exit 2 naming the
+    node and its op type."""
+    from onnx.backend.test.case import node as node_cases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node_cases.collect_testcases(None)
+    right = refused = 0
+    wrong = []
+    for c in cases:
+        if not c.data_sets:
+            continue
+        ins, outs = c.data_sets[0]
+        arrays = [a for a in list(ins) + list(outs) if isinstance(a, np.ndarray)]
+        if (len(arrays) != len(ins) + len(outs) or len(ins) != len(c.model.graph.input)
+                or any(a.dtype == object for a in arrays)):
+            continue  # sequences, optionals, strings
+        m = onnx.ModelProto()
+        m.CopyFrom(c.model)
+        g = m.graph
+        for vi, arr in zip(g.input, ins):
+            g.initializer.append(numpy_helper.from_array(arr, vi.name))
+        del g.input[:]
+        del g.value_info[:]
+        for o in g.output:
+            o.type.Clear()
+        path = save(m, tmp_path, "case.onnx")
+        out = tmp_path / "case.json"
+        r = cli("import", "onnx", path, "-o", out, check=False)
+        if r.returncode != 0:
+            assert r.returncode == 2, (c.name, r.stderr)
+            assert "cannot infer the output shapes of node" in r.stderr and "(op " in r.stderr, \
+                (c.name, r.stderr)
+            refused += 1
+            continue
+        tensors = {t["id"]: t for t in json.loads(out.read_text())["tensors"]}
+        for o, arr in zip(g.output, outs):
+            t = tensors[o.name]
+            if t.get("bytes") == 0 and "note" in t.get("meta", {}):
+                continue  # an unused optional output
+            got = (t["shape"], t["dtype"]) if "shape" in t else (t["meta"]["shape"], t["bytes"])
+            dt = str(arr.dtype)
+            want = (list(arr.shape), DTYPES[dt]) if dt in DTYPES else (list(arr.shape), arr.nbytes)
+            if got != want:
+                wrong.append((c.name, o.name, got, want))
+        right += 1
+    print(f"node test cases: {right} inferred, {refused} refused (no rule), {len(wrong)} wrong")
+    assert not wrong, wrong[:10]
+    assert right >= 1300
+
+
+def test_bad_input_names_the_node(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    # A Reshape with two -1 dims.
+    t = numpy_helper.from_array(np.array([-1, -1], np.int64), "t")
+    m = helper.make_model(helper.make_graph([helper.make_node("Reshape", ["x", "t"], ["y"], name="rs")],
+                                            "g", [x], [y], [t]))
+    r = cli("import", "onnx", save(m, tmp_path, "rs.onnx"), check=False)
+    assert r.returncode == 2 and 'node "rs" (op "Reshape") is invalid' in r.stderr and "two -1" in r.stderr
+    # A node in a domain the model does not import.
+    m = helper.make_model(helper.make_graph([helper.make_node("Gelu", ["x"], ["y"], name="act",
+                                                              domain="com.example")], "g", [x], [y]))
+    r = cli("import", "onnx", save(m, tmp_path, "dom.onnx"), check=False)
+    assert r.returncode == 2 and 'node "act"' in r.stderr and "com.example" in r.stderr
+    # Truncated protobuf: a light model cut short.
+    data = open(LIGHT[0], "rb").read()
+    p = tmp_path / "cut.onnx"
+    p.write_bytes(data[: len(data) // 2])
+    r = cli("import", "onnx", p, check=False)
+    assert r.returncode == 2 and "protobuf decoding failed" in r.stderr
+    for err in (r.stderr,):
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_value_info_that_contradicts_inference_names_the_tensor(tmp_path):
+    m = mlp()
+    m.graph.value_info[0].type.tensor_type.shape.dim[1].dim_value = 31
+    r = cli("import", "onnx", save(m, tmp_path), check=False)
+    assert r.returncode == 2
+    assert 'tensor "h" (output of node "mm1"): the model gives it f32[8, 31], but node "mm1" computes ' \
+           'f32[8, 32]' in r.stderr
+
+
+def test_scope_from_node_names(tmp_path):
+    m = mlp()
+    m.graph.node[0].name = "/encoder/layer.0/fc1/MatMul"
+    _, g = import_onnx(save(m, tmp_path))
+    assert g["ops"][0]["meta"]["scope"] == "encoder/layer.0/fc1"
+    assert "scope" not in (g["ops"][1].get("meta") or {})

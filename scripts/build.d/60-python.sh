@@ -21,9 +21,9 @@ inputs() {
   {
     git ls-files -co --exclude-standard -- Cargo.toml Cargo.lock core report python/Cargo.toml \
       python/pyproject.toml python/README.md python/src python/peakorder
-    [ -f www/dist/report.html ] && echo www/dist/report.html
+    if [ -f www/dist/report.html ]; then echo www/dist/report.html; fi
   } | grep -v -e '/tests/' -e '/benches/' | sort -u | while read -r f; do
-    [ -f "$f" ] && sha1sum "$f"
+    if [ -f "$f" ]; then sha1sum "$f"; fi
   done | sha1sum | cut -c1-40
 }
 want="$(inputs)"

@@ -8,7 +8,7 @@ use peakorder::units::format_bytes;
 use peakorder::Graph;
 
 use super::CliError;
-use crate::import::onnx;
+use peakorder_gpu::import::onnx;
 
 /// Parses `NAME=VALUE` (for clap).
 fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
@@ -58,7 +58,9 @@ fn run_onnx(model: &Path, out: Option<&PathBuf>, assume: &[(String, u64)]) -> Re
     let bytes = std::fs::read(model)
         .map_err(|e| CliError::Input(format!("cannot read {}: {e}", model.display())))?;
     let at = |m: String| CliError::Input(format!("{}: {m}", model.display()));
-    let mut spec = onnx::import(&bytes, &onnx::Options { assume_dims }).map_err(at)?;
+    // Every onnx::Error names the node or tensor on one line: bad input, exit 2.
+    let mut spec = onnx::import_bytes(bytes.into(), &onnx::Options { assume_dims })
+        .map_err(|e| at(e.to_string()))?;
     if let (Some(meta), Some(name)) = (spec.meta.as_mut(), model.file_name()) {
         meta.insert(
             "model".into(),
