@@ -34,6 +34,8 @@ pub enum BoundKind {
     Cut,
     /// The last-of-set bound ([`last_of_set`]).
     LastOfSet,
+    /// The first-of-set bound ([`last_of_set`], its mirror).
+    FirstOfSet,
     /// Precedence branching ([`branching`]).
     Branching,
 }
@@ -48,6 +50,7 @@ impl BoundKind {
             BoundKind::Liu => "liu",
             BoundKind::Cut => "cut",
             BoundKind::LastOfSet => "last-of-set",
+            BoundKind::FirstOfSet => "first-of-set",
             BoundKind::Branching => "branching",
         }
     }

@@ -11,7 +11,7 @@ use order_gen::{
 };
 use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
-use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound};
+use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
 use peakorder::bounds::BoundKind;
 use peakorder::order::greedy::greedy_order;
 use peakorder::simulate::{simulate, MemState};
@@ -85,10 +85,18 @@ fn live_after(g: &Graph, anc: &[u64], set: u64) -> u64 {
 /// The least memory while `v` runs over every downset (closed under `anc`) that holds v's
 /// ancestors and `before`, and not v; `None` when there is none.
 fn brute_cut(g: &Graph, anc: &[u64], v: OpIx, before: u64) -> Option<u64> {
+    brute_cut_between(g, anc, v, before, 0)
+}
+
+/// [`brute_cut`] over the downsets that also leave out every op of `after`.
+fn brute_cut_between(g: &Graph, anc: &[u64], v: OpIx, before: u64, after: u64) -> Option<u64> {
     let n = g.num_ops();
     let mut best: Option<u64> = None;
     for set in 0u64..(1 << n) {
-        if set & (1 << v) != 0 || set & anc[v as usize] != anc[v as usize] || set & before != before
+        if set & (1 << v) != 0
+            || set & anc[v as usize] != anc[v as usize]
+            || set & before != before
+            || set & after != 0
         {
             continue;
         }
@@ -205,9 +213,9 @@ proptest! {
         }
     }
 
-    /// The last-of-set bound of each candidate set is exactly the least, over the ops of the
-    /// set that can run last, of the brute-force cut with the rest of the set before it; the
-    /// bound over all sets is at most the optimum.
+    /// The last-of-set (first-of-set) bound of each candidate set is exactly the least, over
+    /// the ops of the set that can run last (first), of the brute-force cut with the rest of
+    /// the set before (after) it; the bound over all sets is at most the optimum.
     #[test]
     fn last_of_set_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
         let g = graph(kind, seed, n);
@@ -218,17 +226,48 @@ proptest! {
         let sets = candidate_sets(&g, &net);
         for s in &sets {
             let want = s
+                .ops
                 .iter()
                 .filter_map(|&x| {
-                    let rest: u64 = s.iter().filter(|&&y| y != x).map(|&y| 1u64 << y).sum();
-                    brute_cut(&g, &anc, x, rest)
+                    let rest: u64 = s.ops.iter().filter(|&&y| y != x).map(|&y| 1u64 << y).sum();
+                    match s.end {
+                        End::Last => brute_cut_between(&g, &anc, x, rest, 0),
+                        End::First => brute_cut_between(&g, &anc, x, 0, rest),
+                    }
                 })
                 .min()
-                .expect("some op of a set runs last");
+                .expect("some op of a set runs last, and some first");
             let got = last_of_set_bound(&g, &net, std::slice::from_ref(s), &[&order], 0, u64::MAX, &|| false);
             prop_assert_eq!(got.bytes, want, "set {:?}", s);
         }
+        prop_assert!(sets.iter().any(|s| s.end == End::First) || (0..g.num_ops() as OpIx).all(|v| g.succs(v).len() < 2));
         let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
+    }
+
+    /// An op's cut with ops forced after it is exactly the brute-force least over the downsets
+    /// that leave them out (and `u64::MAX` when none does).
+    #[test]
+    fn op_cut_with_ops_after(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let mut r = Rng::new(seed ^ 0xaf7e);
+        let anc = ancestors(&g, &[]).expect("a DAG");
+        let net = CutNetwork::new(&g, &[]);
+        for v in 0..g.num_ops() as OpIx {
+            let mut before = Vec::new();
+            let mut after = Vec::new();
+            for u in 0..g.num_ops() as OpIx {
+                if u != v && r.chance(20) {
+                    after.push(u);
+                } else if u != v && r.chance(10) {
+                    before.push(u);
+                }
+            }
+            let bm: u64 = before.iter().map(|&b| 1u64 << b).sum();
+            let am: u64 = after.iter().map(|&b| 1u64 << b).sum();
+            let want = brute_cut_between(&g, &anc, v, bm, am).unwrap_or(u64::MAX);
+            let got = net.during_between(&g, v, &before, &after, u64::MAX, &|| false);
+            prop_assert_eq!(got.bytes, want, "op {} before {:?} after {:?}", v, &before, &after);
+        }
     }
 }

@@ -33,7 +33,7 @@ use crate::simulate::peak_of;
 use crate::OpIx;
 
 use super::cut::{cut_bound_known, during_in, has, to_bits, CutNetwork, Known};
-use super::last_of_set::{candidate_sets, last_of_set_bound};
+use super::last_of_set::{candidate_sets, last_of_set_bound, End};
 
 /// Downsets kept per node to choose the next pair from.
 const KEEP_CUTS: usize = 12;
@@ -200,6 +200,56 @@ fn realize(order: &[OpIx], cuts: &[(OpIx, Known)]) -> Vec<OpIx> {
     out
 }
 
+/// The pair that sets `order` against the cut of the op at its peak (the first step that
+/// reaches it, when the step is an op's): u runs at the peak after the ops P before it in
+/// `order`, while its cut says u can run after some other downset D. For the first op y of D
+/// outside P (after u in `order`), "u before y" rules D out and "y before u" rules out the
+/// order's arrangement; failing one, for the last op x of P outside D, "u before x" rules out
+/// the order's and "x before u" D. Either way the peak op's own memory is what the children
+/// settle, which branching on the largest cuts alone may never reach (a training step's
+/// weight update: its cut lets it run last, the next backward op's lets it run first).
+fn peak_pair(
+    g: &Graph,
+    net: &CutNetwork,
+    order: &[OpIx],
+    known: &mut [Option<Known>],
+    flows: &mut u64,
+    stop: &dyn Fn() -> bool,
+) -> Option<(OpIx, OpIx)> {
+    let during = during_in(g, order);
+    let (at, &u) = order
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &v)| (during[v as usize], Reverse(i)))?;
+    if known[u as usize].is_none() {
+        let c = net.during_until(g, u, &[], during[u as usize].saturating_add(1), stop);
+        *flows += 1;
+        let before = c.before.filter(|_| c.finished)?;
+        known[u as usize] = Some(Known {
+            bytes: c.bytes,
+            before: to_bits(&before),
+        });
+    }
+    let k = known[u as usize].as_ref().expect("computed above");
+    // The middle candidate splits the orders most evenly between the two children.
+    let pick = |c: Vec<OpIx>| -> Option<OpIx> { c.get(c.len() / 2).copied() };
+    let later: Vec<OpIx> = order[at + 1..]
+        .iter()
+        .copied()
+        .filter(|&y| has(&k.before, y))
+        .collect();
+    if let Some(y) = pick(later) {
+        return Some((u, y));
+    }
+    let earlier: Vec<OpIx> = order[..at]
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&x| !has(&k.before, x))
+        .collect();
+    pick(earlier).map(|x| (x, u))
+}
+
 /// What evaluating a node found.
 struct Eval {
     node: Node,
@@ -298,6 +348,12 @@ fn evaluate(
                     cuts.push((u, k));
                 }
             }
+        }
+    }
+    if complete && peak > bound && !stop() {
+        // The order's peak op and its own cut say where the order and the bound disagree.
+        if let Some(p) = peak_pair(g, &net, &order, &mut known, flows, stop) {
+            pair = Some(p);
         }
     }
     if pair.is_none() && peak > bound {
@@ -402,7 +458,10 @@ pub fn prove(
         flows += los.flows as u64;
         if los.bytes > root.node.bound {
             root.node.bound = los.bytes;
-            source = BoundKind::LastOfSet;
+            source = match los.set.map(|s| s.end) {
+                Some(End::First) => BoundKind::FirstOfSet,
+                _ => BoundKind::LastOfSet,
+            };
         }
         root.complete = los.complete;
     }

@@ -213,6 +213,21 @@ impl CutNetwork {
         cap: u64,
         stop: &dyn Fn() -> bool,
     ) -> OpCut {
+        self.during_between(g, v, before, &[], cap, stop)
+    }
+
+    /// [`CutNetwork::during_until`] with the ops of `after` (and so their descendants) forced
+    /// to run after `v` as well: `u64::MAX` when no order runs `before`, then `v`, then
+    /// `after` (an op of `after` is an ancestor of `v` or of an op of `before`).
+    pub fn during_between(
+        &self,
+        g: &Graph,
+        v: OpIx,
+        before: &[OpIx],
+        after: &[OpIx],
+        cap: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> OpCut {
         let n = g.num_ops();
         let fixed = self.constant_during(g, v);
         if fixed >= cap || !self.usable {
@@ -244,6 +259,12 @@ impl CutNetwork {
         side[v as usize] = AFTER;
         stack.clear();
         stack.push(v);
+        for &a in after {
+            if side[a as usize] == FREE {
+                side[a as usize] = AFTER;
+                stack.push(a);
+            }
+        }
         while let Some(u) = stack.pop() {
             for &w in self.succs_of(u) {
                 if side[w as usize] == FREE {
@@ -262,9 +283,15 @@ impl CutNetwork {
                 _ => {}
             }
         }
-        stack.extend_from_slice(self.preds_of(v));
         for &p in self.preds_of(v) {
-            side[p as usize] = BEFORE;
+            match side[p as usize] {
+                AFTER => return infeasible, // an op of `after` precedes v
+                FREE => {
+                    side[p as usize] = BEFORE;
+                    stack.push(p);
+                }
+                _ => {}
+            }
         }
         while let Some(u) = stack.pop() {
             for &p in self.preds_of(u) {
