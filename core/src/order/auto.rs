@@ -13,6 +13,8 @@
 //!    and proves it optimal or improves it.
 //! 5. When neither finished, local search ([`local_search::improve_best`]) polishes the best
 //!    candidates and the searches' orders with the time left; the best proven bound is kept.
+//! 6. Local search usually stops (no move helps) well before the deadline: the proof search
+//!    runs once more from the polished order until the deadline.
 //!
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
@@ -273,7 +275,7 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
         return unproven(best.1, bound);
     }
-    let mut starts: Vec<Vec<OpIx>> = candidates.into_iter().map(|c| c.1).collect();
+    let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
     starts.push(best.1.clone());
     let polished = local_search::improve_best(g, starts, 3, budget);
     if peak_of(g, &polished) < best.0 {
@@ -281,6 +283,29 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     }
     if bound.0 >= best.0 {
         return proven(best.1, bound.1);
+    }
+    // Local search ends once no move helps, often well before the deadline: the rest of the
+    // time goes back to the proof search, from the polished order, whose nodes can still
+    // raise the bound and lower the plan.
+    let others: Vec<&[OpIx]> = candidates.iter().map(|c| &c.1[..]).collect();
+    if !budget.cancelled() && pass.room(budget, 8.0 + others.len() as f64) {
+        let stop = || budget.expired();
+        let p = prove(
+            g,
+            best.1.clone(),
+            &others,
+            bound,
+            &limits(budget, &stop, u64::MAX),
+        );
+        if p.bound >= p.peak {
+            return proven(p.order, p.source);
+        }
+        if p.bound > bound.0 {
+            bound = (p.bound, p.source);
+        }
+        if p.peak < best.0 {
+            best = (p.peak, p.order);
+        }
     }
     unproven(best.1, bound)
 }
