@@ -3,8 +3,9 @@
 #   plan_json    JSON bytes → parse → validate → plan → simulate.
 #   import_onnx  ONNX bytes → the importer → validate → plan → simulate.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]. Crashes land in fuzz/artifacts/TARGET/; copy each
-# plan_json one into tests/cases/regressions/ (as NAME.json) so core/tests/regressions.rs keeps it
-# fixed, and make each import_onnx one a case of native-gpu/tests/cli_import.rs.
+# plan_json one into tests/cases/regressions/ as NAME.json (see its README) so
+# core/tests/regressions.rs keeps it fixed (that test reads every .json there and fails if the
+# directory is missing), and make each import_onnx one a case of native-gpu/tests/cli_import.rs.
 # The per-input timeout is generous: sanitizer and coverage builds run planners about 10x slower
 # than release, and a loaded machine slows them further.
 # cargo-fuzz needs nightly features; RUSTC_BOOTSTRAP=1 enables them on the stable toolchain.
@@ -21,7 +22,7 @@ mkdir -p "$corpus"
 max_len=65536
 case "$target" in
   plan_json)
-    # Seed the corpus with every fixture, valid or not.
+    # Seed the corpus with every fixture, valid or not, and every regression.
     find tests/cases -name '*.json' -exec cp {} "$corpus/" \;
     ;;
   import_onnx)

@@ -7,17 +7,15 @@
 //! orderer ran, above what was allocated before it started.
 
 mod common;
-#[path = "../tests/order_gen/mod.rs"]
-mod order_gen;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering as AO};
 
 use common::{cpu_ms, CpuClock};
-use order_gen::Rng;
 use peakorder::examples::{seed_graph, SeedOptions};
 use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
 use peakorder::generators;
+use peakorder::generators::{small, Draw, Rng};
 use peakorder::order::liu::liu_order;
 use peakorder::units::format_bytes;
 use peakorder::{peak_of, plan, Graph, Method, PlanOptions};
@@ -44,10 +42,15 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
+/// A small random family's graph (valid by construction).
+fn small_graph(spec: GraphSpec) -> Graph {
+    Graph::from_spec(spec).expect("generated graph is valid")
+}
+
 /// A random in-tree of `n` ops: op i feeds a random later op (or is a root); each op makes one
 /// tensor of 1..=64 KiB and some have workspace.
 fn random_in_tree(n: usize, seed: u64) -> Graph {
-    let mut r = Rng::new(seed);
+    let mut r = Rng::with_state(seed);
     let mut inbox: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut tensors = Vec::with_capacity(n + 1);
     let mut ops = Vec::with_capacity(n);
@@ -71,12 +74,12 @@ fn random_in_tree(n: usize, seed: u64) -> Graph {
             id: format!("o{i}"),
             inputs,
             outputs: vec![t.clone()],
-            workspace: r.chance(10).then(|| 1024 * r.below(32)),
+            workspace: r.percent(10).then(|| 1024 * r.below(32)),
             ..Default::default()
         });
         // Mostly near parents, sometimes far: deep and bushy at once.
         if i + 1 < n {
-            let p = if r.chance(80) {
+            let p = if r.percent(80) {
                 i + 1 + r.below(8.min((n - i - 1) as u64)) as usize
             } else {
                 i + 1 + r.below((n - i - 1) as u64) as usize
@@ -200,7 +203,7 @@ struct Row {
 /// The RNG of a family's seed (the same seeds as the table in docs/benchmarks.md before the
 /// families were added).
 fn rng(seed: u64) -> Rng {
-    Rng::new(seed * 7919 + 13)
+    Rng::with_state(seed * 7919 + 13)
 }
 
 /// Makes a family's graph from a seed.
@@ -303,11 +306,11 @@ fn main() {
                 if !want(&name) {
                     continue;
                 }
-                let mut r = Rng::new(seed * 1000 + n as u64);
+                let mut r = Rng::with_state(seed * 1000 + n as u64);
                 let g = match kind {
-                    0 => order_gen::dag(&mut r, n),
-                    1 => order_gen::series_parallel(&mut r, n),
-                    _ => order_gen::layered(&mut r, n),
+                    0 => small_graph(small::dag(&mut r, n)),
+                    1 => small_graph(small::series_parallel(&mut r, n)),
+                    _ => small_graph(small::layered(&mut r, n)),
                 };
                 bench_plan(&mut rows, &name, &g, Method::Auto, budget_ms, 3);
             }
@@ -320,35 +323,35 @@ fn main() {
     let families: Vec<(&str, Family)> = vec![
         (
             "random DAG, 60 ops",
-            Box::new(|s| order_gen::dag(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::dag(&mut rng(s), 60))),
         ),
         (
             "series-parallel, 60 ops",
-            Box::new(|s| order_gen::series_parallel(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::series_parallel(&mut rng(s), 60))),
         ),
         (
             "layered DAG, 60 ops",
-            Box::new(|s| order_gen::layered(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::layered(&mut rng(s), 60))),
         ),
         (
             "2-3 independent pieces, 60 ops",
-            Box::new(|s| order_gen::pieces(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::pieces(&mut rng(s), 60))),
         ),
         (
             "series-parallel + 2-4 pinned outputs, 60 ops",
-            Box::new(|s| order_gen::sp_pinned_outputs(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::sp_pinned_outputs(&mut rng(s), 60))),
         ),
         (
             "uniform random DAG (long edges, sizes 1-100), 60 ops",
-            Box::new(|s| order_gen::uniform_dag(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::uniform_dag(&mut rng(s), 60))),
         ),
         (
             "wide layered DAG (5-12 per layer), 60 ops",
-            Box::new(|s| order_gen::wide_layered(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::wide_layered(&mut rng(s), 60))),
         ),
         (
             "wide fork-joins (views, multi-output, workspace, donated), 60 ops",
-            Box::new(|s| order_gen::fork_join(&mut rng(s), 60)),
+            Box::new(|s| small_graph(small::fork_join(&mut rng(s), 60))),
         ),
         (
             "transformer block, training",
@@ -359,7 +362,7 @@ fn main() {
                     1 + r.below(4),
                     64 << r.below(4),
                     128 << r.below(3),
-                    r.chance(50),
+                    r.percent(50),
                 );
                 Graph::from_spec(spec).expect("valid")
             }),

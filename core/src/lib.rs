@@ -28,6 +28,8 @@ pub mod invariants;
 mod maxflow;
 pub mod order;
 pub mod plan;
+#[doc(hidden)]
+pub mod referee;
 pub mod simulate;
 pub mod units;
 

@@ -3,24 +3,24 @@
 //! (with and without extra precedence arcs and ops forced before it), and every bound is at
 //! most the brute-force optimum.
 
-mod order_gen;
-
-use order_gen::{
-    brute_force, dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs,
-    uniform_dag, wide_layered, Rng,
-};
 use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
 use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
 use peakorder::bounds::BoundKind;
+use peakorder::generators::small::{
+    dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, uniform_dag,
+    wide_layered,
+};
+use peakorder::generators::{Draw, Rng};
 use peakorder::order::greedy::greedy_order;
+use peakorder::referee::least_peak as brute_force;
 use peakorder::simulate::{simulate, MemState};
 use peakorder::{Graph, OpIx};
 use proptest::prelude::*;
 
 fn graph(kind: u8, seed: u64, n: usize) -> Graph {
     let mut r = Rng::new(seed);
-    match kind % 8 {
+    let spec = match kind % 8 {
         0 => dag(&mut r, n),
         1 => series_parallel(&mut r, n),
         2 => pieces(&mut r, n),
@@ -29,7 +29,8 @@ fn graph(kind: u8, seed: u64, n: usize) -> Graph {
         5 => fork_join(&mut r, n),
         6 => uniform_dag(&mut r, n),
         _ => wide_layered(&mut r, n),
-    }
+    };
+    Graph::from_spec(spec).expect("the generators make valid graphs")
 }
 
 /// Ancestor sets as bit masks (graphs of at most 64 ops), with extra arcs (x before y).
@@ -145,14 +146,14 @@ proptest! {
         let mut r = Rng::new(seed ^ 0x5eed);
         let anc0 = ancestors(&g, &[]).expect("a DAG");
         let mut arcs = Vec::new();
-        if r.chance(60) {
+        if r.percent(60) {
             arcs.extend(random_arc(&mut r, &g, &anc0));
         }
         let anc = ancestors(&g, &arcs).expect("one arc between unordered ops closes no cycle");
         let net = CutNetwork::new(&g, &arcs);
         for v in 0..g.num_ops() as OpIx {
             let mut before = Vec::new();
-            if r.chance(30) {
+            if r.percent(30) {
                 before.push(r.below(g.num_ops() as u64) as OpIx);
             }
             let mask: u64 = before.iter().map(|&b| 1u64 << b).sum();
@@ -257,9 +258,9 @@ proptest! {
             let mut before = Vec::new();
             let mut after = Vec::new();
             for u in 0..g.num_ops() as OpIx {
-                if u != v && r.chance(20) {
+                if u != v && r.percent(20) {
                     after.push(u);
-                } else if u != v && r.chance(10) {
+                } else if u != v && r.percent(10) {
                     before.push(u);
                 }
             }

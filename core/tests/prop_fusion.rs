@@ -1,19 +1,24 @@
 //! Fusion against brute force: on tiny random graphs every region choice is enumerated and every
-//! fused graph is planned exactly (dynamic programming over the sets of ops already run, i.e.
-//! over all topological orders), and `fuse` must need no more kernels than the best choice that
-//! respects the same limit. Every fused graph must re-validate from its own JSON and its plan must
+//! fused graph is planned exactly (by the referee, `peakorder::referee`: the least peak over all
+//! topological orders), and `fuse` must need no more kernels than the best choice that respects
+//! the same limit. Every fused graph must re-validate from its own JSON and its plan must
 //! re-simulate to the reported peak. The fixtures in `tests/cases/fusion-*.json` carry their
-//! expected results in `meta.expect`.
+//! expected results in `meta.expect`; the graphs in `tests/cases/regressions/` with fusion tags
+//! go through the exhaustive check at every limit near their optimum.
+
+mod common;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 
+use common::{cases_dir, graph, json_files};
 use peakorder::examples::{seed_graph, SeedOptions, SeedOrder};
-use peakorder::format::{GraphSpec, OpSpec, TensorSpec};
+use peakorder::format::GraphSpec;
 use peakorder::fusion::{
     best_plan, contract, fuse, fuse_with, graph_spec, run, thunder_regions, FuseOptions,
     FusedGraph, Fusion,
 };
+use peakorder::generators::small::Family;
+use peakorder::referee;
 use peakorder::{peak_of, simulate, Budget, Clock, Error, Graph, NoClock, OpIx};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -22,188 +27,14 @@ fn budget() -> Budget<'static> {
     Budget::new(&NoClock, None, 1_000_000_000)
 }
 
-// ---------- exact planning by brute force ----------
-
-/// Bytes live after exactly the ops in `done` have run (independent of their order).
-fn live_after(g: &Graph, done: u64) -> u64 {
-    let ran = |v: OpIx| done >> v & 1 == 1;
-    let mut live = 0;
-    for s in 0..g.num_tensors() as u32 {
-        let t = &g.tensors()[s as usize];
-        if t.alias_of.is_some() {
-            continue;
-        }
-        let made = t.producer.map_or(true, ran);
-        if !made {
-            continue;
-        }
-        let users = g.users(s);
-        let freed = !g.pinned(s)
-            && if users.is_empty() {
-                t.producer.is_some()
-            } else {
-                users.iter().all(|&u| ran(u))
-            };
-        if !freed {
-            live += g.size(s);
-        }
-    }
-    live
-}
-
-/// The lowest peak over all orders, with an order reaching it (DP over sets of ops run).
+/// The least peak over all orders of `g`, with an order reaching it (the referee), in the shape
+/// `fuse_with` takes from a planner.
 fn exact_plan(g: &Graph) -> (Vec<OpIx>, u64) {
-    let n = g.num_ops();
-    assert!(n <= 16, "exact_plan is for tiny graphs");
-    let pred_mask: Vec<u64> = (0..n as OpIx)
-        .map(|v| g.preds(v).iter().fold(0u64, |m, &p| m | 1 << p))
-        .collect();
-    let full = (1u64 << n) - 1;
-    let mut best = vec![u64::MAX; 1 << n];
-    let mut last = vec![u8::MAX; 1 << n];
-    best[0] = g.inputs_bytes();
-    for s in 0..=full {
-        if best[s as usize] == u64::MAX {
-            continue;
-        }
-        let live = live_after(g, s);
-        for (v, &preds) in pred_mask.iter().enumerate() {
-            if s >> v & 1 == 1 || preds & !s != 0 {
-                continue;
-            }
-            let during = live + g.alloc(v as OpIx) + g.workspace(v as OpIx);
-            let cost = best[s as usize].max(during);
-            let t = (s | 1 << v) as usize;
-            if cost < best[t] {
-                best[t] = cost;
-                last[t] = v as u8;
-            }
-        }
-    }
-    let mut order = Vec::with_capacity(n);
-    let mut s = full;
-    while s != 0 {
-        let v = last[s as usize];
-        order.push(v as OpIx);
-        s &= !(1 << v);
-    }
-    order.reverse();
-    let peak = best[full as usize];
-    assert_eq!(peak_of(g, &order), peak, "DP order must reach the DP peak");
+    let (peak, order) = referee::best_order(g);
     (order, peak)
 }
 
-/// The lowest peak by enumerating every topological order (to check `exact_plan`).
-fn min_over_orders(g: &Graph) -> u64 {
-    let n = g.num_ops();
-    let mut best = u64::MAX;
-    let mut order: Vec<OpIx> = Vec::new();
-    let mut used = vec![false; n];
-    // Explicit stack of "next candidate to try at this depth".
-    let mut next = vec![0usize];
-    while let Some(&start) = next.last() {
-        if order.len() == n {
-            best = best.min(peak_of(g, &order));
-            next.pop();
-            if let Some(v) = order.pop() {
-                used[v as usize] = false;
-            }
-            continue;
-        }
-        let cand =
-            (start..n).find(|&v| !used[v] && g.preds(v as OpIx).iter().all(|&p| used[p as usize]));
-        match cand {
-            Some(v) => {
-                *next.last_mut().unwrap() = v + 1;
-                used[v] = true;
-                order.push(v as OpIx);
-                next.push(0);
-            }
-            None => {
-                next.pop();
-                if let Some(v) = order.pop() {
-                    used[v as usize] = false;
-                }
-            }
-        }
-    }
-    best
-}
-
-// ---------- random tiny graphs ----------
-
-const SIZES: [u64; 6] = [0, 1, 2, 3, 4, 8];
-
-/// A random DAG of `n_ops` ops built from `r` (consumed cyclically): 1-2 inputs, ops with 0-2
-/// inputs and 1-2 outputs (sometimes views), tags "a"/"b" or none, some workspace.
-fn random_graph(n_ops: usize, r: &[u32], views: bool) -> GraphSpec {
-    let mut i = 0usize;
-    let mut next = |k: u32| {
-        let x = r[i % r.len()] % k;
-        i += 1;
-        x
-    };
-    let mut tensors: Vec<TensorSpec> = Vec::new();
-    let mut available: Vec<String> = Vec::new();
-    for k in 0..1 + next(2) {
-        let id = format!("in{k}");
-        tensors.push(TensorSpec {
-            id: id.clone(),
-            bytes: Some(SIZES[next(6) as usize]),
-            donated: (next(3) == 0).then_some(true),
-            ..Default::default()
-        });
-        available.push(id);
-    }
-    let mut ops = Vec::new();
-    let mut produced = Vec::new();
-    for v in 0..n_ops {
-        let inputs: Vec<String> = (0..next(3))
-            .map(|_| available[next(available.len() as u32) as usize].clone())
-            .collect();
-        let mut outputs = Vec::new();
-        for k in 0..1 + next(2) {
-            let id = format!("t{v}_{k}");
-            let view = views && next(5) == 0;
-            tensors.push(if view {
-                TensorSpec {
-                    id: id.clone(),
-                    alias_of: Some(available[next(available.len() as u32) as usize].clone()),
-                    ..Default::default()
-                }
-            } else {
-                TensorSpec {
-                    id: id.clone(),
-                    bytes: Some(SIZES[next(6) as usize]),
-                    ..Default::default()
-                }
-            });
-            outputs.push(id.clone());
-            produced.push(id);
-        }
-        available.extend(outputs.iter().cloned());
-        ops.push(OpSpec {
-            id: format!("o{v}"),
-            inputs,
-            outputs,
-            workspace: Some([0, 0, 0, 1, 3][next(5) as usize]),
-            fusible: [None, Some("a"), Some("a"), Some("b"), None][next(5) as usize]
-                .map(String::from),
-            ..Default::default()
-        });
-    }
-    let mut outputs: Vec<String> = produced.iter().filter(|_| next(4) == 0).cloned().collect();
-    if outputs.is_empty() {
-        outputs.push(produced.last().unwrap().clone());
-    }
-    GraphSpec {
-        format: None,
-        tensors,
-        ops,
-        outputs,
-        meta: None,
-    }
-}
+// ---------- every region choice ----------
 
 /// Every set partition of `0..n` as restricted growth strings.
 fn partitions(n: usize) -> Vec<Vec<usize>> {
@@ -363,70 +194,102 @@ fn check_fusion(g: &Graph, f: &Fusion) {
     assert_eq!(b, thunder_regions(g));
 }
 
+/// With an exact planner, `fuse` needs no more kernels than any region choice whose exact peak
+/// respects the limit (`optimum + slack`, or the default, the optimum), and fails only when no
+/// choice does.
+fn fuse_is_minimal(g: &Graph, slack: Option<i64>) -> Result<(), TestCaseError> {
+    let (_, optimum) = exact_plan(g);
+    let limit = slack.map_or(optimum, |s| (optimum as i64 + s).max(0) as u64);
+    let all = all_fusions(g);
+    let best_ops = all
+        .iter()
+        .filter(|&&(_, p)| p <= limit)
+        .map(|&(k, _)| k)
+        .min();
+    let mut exact = |fg: &Graph, _: &[Vec<OpIx>]| Ok(exact_plan(fg));
+    let result = fuse_with(g, slack.map(|_| limit), &budget(), &mut exact);
+    match (best_ops, result) {
+        (Some(k), Ok(f)) => {
+            prop_assert_eq!(f.fused.limit_bytes, limit);
+            prop_assert_eq!(f.fused.peak_before_bytes, optimum);
+            prop_assert!(f.exhaustive);
+            prop_assert_eq!(f.fused.ops_after, k, "fuse is not minimal");
+            check_fusion(g, &f);
+        }
+        (None, Err(Error::PeakLimit { limit: l, best })) => {
+            prop_assert_eq!(l, limit);
+            let lowest = all.iter().map(|&(_, p)| p).min().unwrap();
+            prop_assert_eq!(best, lowest);
+        }
+        (k, r) => prop_assert!(
+            false,
+            "exhaustive says {:?}, fuse says {:?}",
+            k,
+            r.map(|f| f.fused.ops_after)
+        ),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
-    /// With an exact planner, `fuse` needs no more kernels than any region choice whose exact
-    /// peak respects the same limit, and fails only when no choice does.
+    /// `fuse` with an exact planner is minimal at limits around the optimum and at the default.
     #[test]
     fn fuse_is_minimal_against_exhaustive_search(
-        n in 1usize..=6,
-        r in proptest::collection::vec(any::<u32>(), 80),
-        views in any::<bool>(),
+        c in graph(Family::General, 1..=6),
         slack in -4i64..=4,
         default_limit in any::<bool>(),
     ) {
-        let g = Graph::from_spec(random_graph(n, &r, views)).unwrap();
-        let (_, optimum) = exact_plan(&g);
-        let limit = if default_limit { optimum } else { (optimum as i64 + slack).max(0) as u64 };
-        let all = all_fusions(&g);
-        let best_ops = all.iter().filter(|&&(_, p)| p <= limit).map(|&(k, _)| k).min();
-        let mut exact = |fg: &Graph, _: &[Vec<OpIx>]| Ok(exact_plan(fg));
-        let result = fuse_with(&g, (!default_limit).then_some(limit), &budget(), &mut exact);
-        match (best_ops, result) {
-            (Some(k), Ok(f)) => {
-                prop_assert_eq!(f.fused.limit_bytes, limit);
-                prop_assert_eq!(f.fused.peak_before_bytes, optimum);
-                prop_assert!(f.exhaustive);
-                prop_assert_eq!(f.fused.ops_after, k, "fuse is not minimal");
-                check_fusion(&g, &f);
-            }
-            (None, Err(Error::PeakLimit { limit: l, best })) => {
-                prop_assert_eq!(l, limit);
-                let lowest = all.iter().map(|&(_, p)| p).min().unwrap();
-                prop_assert_eq!(best, lowest);
-            }
-            (k, r) => prop_assert!(false, "exhaustive says {:?}, fuse says {:?}", k, r.map(|f| f.fused.ops_after)),
-        }
-    }
-
-    /// `exact_plan` (DP over sets of ops run) agrees with enumerating every order.
-    #[test]
-    fn exact_plan_is_exact(
-        n in 1usize..=6,
-        r in proptest::collection::vec(any::<u32>(), 80),
-        views in any::<bool>(),
-    ) {
-        let g = Graph::from_spec(random_graph(n, &r, views)).unwrap();
-        prop_assert_eq!(exact_plan(&g).1, min_over_orders(&g));
+        fuse_is_minimal(&c.graph, (!default_limit).then_some(slack))?;
     }
 
     /// With the real planner, on graphs too big to enumerate (the agglomerative search), the
     /// fused peak stays within the limit, which defaults to `best_plan`'s unfused peak, and every
     /// result re-validates and re-simulates.
     #[test]
-    fn fuse_respects_the_limit(
-        n in 1usize..=24,
-        r in proptest::collection::vec(any::<u32>(), 200),
-        views in any::<bool>(),
-    ) {
-        let g = Graph::from_spec(random_graph(n, &r, views)).unwrap();
-        let (_, unfused) = best_plan(&g, &budget(), &[]).unwrap();
-        let f = fuse(&g, None, &budget()).unwrap();
+    fn fuse_respects_the_limit(c in graph(Family::General, 1..=24)) {
+        let g = &c.graph;
+        let (_, unfused) = best_plan(g, &budget(), &[]).unwrap();
+        let f = fuse(g, None, &budget()).unwrap();
         prop_assert_eq!(f.fused.limit_bytes, unfused);
         prop_assert_eq!(f.fused.peak_before_bytes, unfused);
-        check_fusion(&g, &f);
+        check_fusion(g, &f);
     }
+}
+
+/// The regression graphs with fusion tags, small enough to enumerate, at every limit near their
+/// optimum; the larger ones with the real planner.
+#[test]
+fn fusion_regressions_stay_fixed() {
+    let mut checked = 0;
+    for (name, text) in json_files("regressions") {
+        let Ok(g) = Graph::from_json(&text) else {
+            continue;
+        };
+        if g.ops().iter().all(|o| o.fusible.is_none()) {
+            continue;
+        }
+        if g.num_ops() <= 6 {
+            for slack in [
+                None,
+                Some(-4),
+                Some(-3),
+                Some(-2),
+                Some(-1),
+                Some(0),
+                Some(1),
+                Some(2),
+            ] {
+                fuse_is_minimal(&g, slack)
+                    .unwrap_or_else(|e| panic!("{name}, slack {slack:?}: {e}"));
+            }
+        }
+        let f = fuse(&g, None, &budget()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check_fusion(&g, &f);
+        checked += 1;
+    }
+    assert!(checked >= 3, "the fusion regressions are missing");
 }
 
 #[test]
@@ -512,10 +375,6 @@ fn run_builds_the_budget_from_its_options() {
 }
 
 // ---------- fixtures ----------
-
-fn cases_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cases")
-}
 
 fn fusion_cases() -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = std::fs::read_dir(cases_dir())

@@ -1,124 +1,20 @@
 //! Property tests for the heuristic orderers (sp, spize, local, inductor, xla and their parts):
-//! on thousands of small random graphs every order is a valid order, the peak `plan` reports is
-//! the simulator's, and it is never below the lower bound nor below the brute-force optimum.
+//! on thousands of small random graphs every order is a valid order, each method's plan is the
+//! order its orderer returns with the simulator's peak, its bound is a true lower bound (at most
+//! the referee's optimum), `optimal` is claimed exactly when the peak meets the bound, and local
+//! search and the fallback portfolio never lose to what they start from.
 
+mod common;
+
+use common::{any_graph, graph, layered_net, sp_net};
 use peakorder::format::{GraphSpec, OpSpec, TensorSpec, FORMAT};
-use peakorder::generators::{self, Rng};
-use peakorder::order::{auto, inductor, local_search, series_parallel, spize, xla};
+use peakorder::generators::{self, small::Family};
+use peakorder::order::{auto, greedy, inductor, local_search, series_parallel, spize, xla};
+use peakorder::referee::least_peak;
 use peakorder::{
     lower_bound, peak_of, plan, simulate, Budget, Graph, Method, NoClock, OpIx, PlanOptions,
 };
 use proptest::prelude::*;
-
-/// A small random graph exercising the whole memory model: donated and kept inputs, ops with
-/// several outputs, outputs nobody reads, views, workspace, graph outputs that are inputs.
-fn random_graph(seed: u64, n_ops: usize) -> GraphSpec {
-    let mut rng = Rng::new(seed);
-    let mut tensors: Vec<TensorSpec> = Vec::new();
-    let mut ops: Vec<OpSpec> = Vec::new();
-    let n_in = rng.range(1, 3) as usize;
-    for i in 0..n_in {
-        tensors.push(TensorSpec {
-            id: format!("in{i}"),
-            bytes: Some(rng.range(0, 64)),
-            donated: rng.chance(0.5).then_some(true),
-            ..Default::default()
-        });
-    }
-    for k in 0..n_ops {
-        let mut inputs = Vec::new();
-        for _ in 0..rng.range(0, 3) {
-            let t = tensors[rng.range(0, tensors.len() as u64 - 1) as usize]
-                .id
-                .clone();
-            inputs.push(t);
-        }
-        let mut outputs = Vec::new();
-        // Some ops write nothing (side effects only), most write one or two tensors.
-        let n_out = if rng.chance(0.1) { 0 } else { rng.range(1, 2) };
-        for o in 0..n_out {
-            let id = format!("t{k}_{o}");
-            let view = !inputs.is_empty() && rng.chance(0.15);
-            tensors.push(if view {
-                TensorSpec {
-                    id: id.clone(),
-                    alias_of: Some(inputs[0].clone()),
-                    ..Default::default()
-                }
-            } else {
-                TensorSpec {
-                    id: id.clone(),
-                    bytes: Some(rng.range(0, 100)),
-                    ..Default::default()
-                }
-            });
-            outputs.push(id);
-        }
-        ops.push(OpSpec {
-            id: format!("op{k}"),
-            inputs,
-            outputs,
-            workspace: rng.chance(0.3).then(|| rng.range(0, 50)),
-            ..Default::default()
-        });
-    }
-    let mut outputs = Vec::new();
-    for t in &tensors {
-        if rng.chance(0.2) {
-            outputs.push(t.id.clone());
-        }
-    }
-    // Shuffle the file order a little so that the program order is not always topological.
-    if rng.chance(0.3) && ops.len() > 1 {
-        let a = rng.range(0, ops.len() as u64 - 1) as usize;
-        let b = rng.range(0, ops.len() as u64 - 1) as usize;
-        ops.swap(a, b);
-    }
-    GraphSpec {
-        format: Some(FORMAT.into()),
-        tensors,
-        ops,
-        outputs,
-        meta: None,
-    }
-}
-
-/// The optimal peak, by trying every topological order (small graphs only).
-fn brute_force(g: &Graph) -> u64 {
-    let n = g.num_ops();
-    let mut best = u64::MAX;
-    let mut order: Vec<OpIx> = Vec::with_capacity(n);
-    let mut done = vec![false; n];
-    // Iterative enumeration: stack of the next candidate to try at each depth.
-    let mut next = vec![0u32; n + 1];
-    loop {
-        let d = order.len();
-        if d == n {
-            best = best.min(peak_of(g, &order));
-        }
-        let mut advanced = false;
-        if d < n {
-            while (next[d] as usize) < n {
-                let v = next[d];
-                next[d] += 1;
-                if !done[v as usize] && g.preds(v).iter().all(|&p| done[p as usize]) {
-                    done[v as usize] = true;
-                    order.push(v);
-                    next[d + 1] = 0;
-                    advanced = true;
-                    break;
-                }
-            }
-        }
-        if !advanced {
-            match order.pop() {
-                Some(v) => done[v as usize] = false,
-                None => break,
-            }
-        }
-    }
-    best
-}
 
 fn budget(max_states: u64) -> Budget<'static> {
     Budget::new(&NoClock, None, max_states)
@@ -132,29 +28,36 @@ const METHODS: &[Method] = &[
     Method::Xla,
 ];
 
+/// An orderer of the heuristics' parts.
+type Orderer = fn(&Graph) -> Vec<OpIx>;
+
+/// Largest graph whose optimum the checks compute (the referee keeps 2^n entries).
+const REFEREE_MAX_OPS: usize = 12;
+
 fn check_all(g: &Graph) -> Result<(), TestCaseError> {
     let lb = lower_bound(g);
-    let opt = if g.num_ops() <= 7 {
-        Some(brute_force(g))
-    } else {
-        None
-    };
-    let parts: Vec<(&str, Vec<OpIx>)> = vec![
-        ("lpmf", inductor::lpmf_order(g)),
-        ("inductor_bfs", inductor::bfs_order(g)),
-        ("inductor_dfs", inductor::dfs_order(g)),
-        ("xla_list", xla::list_order(g)),
-        ("xla_dfs", xla::dfs_order(g)),
-        ("xla_post", xla::post_order(g)),
-        ("spize", spize::spize_order(g)),
+    let opt = (g.num_ops() <= REFEREE_MAX_OPS).then(|| least_peak(g));
+    if let Some(o) = opt {
+        prop_assert!(lb <= o, "lower bound {lb} above the optimum {o}");
+    }
+    let parts: Vec<(&str, Orderer)> = vec![
+        ("lpmf", inductor::lpmf_order),
+        ("inductor_bfs", inductor::bfs_order),
+        ("inductor_dfs", inductor::dfs_order),
+        ("xla_list", xla::list_order),
+        ("xla_dfs", xla::dfs_order),
+        ("xla_post", xla::post_order),
+        ("spize", spize::spize_order),
     ];
-    for (name, order) in &parts {
-        prop_assert!(g.check_order(order).is_ok(), "{name}: invalid order");
-        let p = peak_of(g, order);
+    let mut part_orders = Vec::new();
+    for (name, part) in &parts {
+        let order = part(g);
+        prop_assert!(g.check_order(&order).is_ok(), "{name}: invalid order");
+        // Orderers are pure functions: the same graph gives the same order.
+        prop_assert_eq!(&part(g), &order, "{}: not deterministic", name);
+        let p = peak_of(g, &order);
         prop_assert!(p >= lb, "{name}: peak {p} below the lower bound {lb}");
-        if let Some(o) = opt {
-            prop_assert!(p >= o, "{name}: peak {p} below the optimum {o}");
-        }
+        part_orders.push((*name, order));
     }
     for &m in METHODS {
         let opts = PlanOptions {
@@ -167,13 +70,50 @@ fn check_all(g: &Graph) -> Result<(), TestCaseError> {
             Ok(p) => {
                 let sim = simulate(g, &p.order_ix).expect("plan returned an invalid order");
                 prop_assert_eq!(p.peak_bytes, sim.peak_bytes, "{}: reported peak", m);
-                prop_assert!(p.peak_bytes >= lb, "{}: below the lower bound", m);
+                prop_assert_eq!(&p.method, m.name());
+                prop_assert!(
+                    p.lower_bound_bytes <= p.peak_bytes,
+                    "{}: bound above the peak",
+                    m
+                );
+                prop_assert!(
+                    p.lower_bound_bytes >= lb,
+                    "{}: bound below the linear one",
+                    m
+                );
+                // A heuristic proves nothing of its own: `optimal` means the peak meets the bound.
+                prop_assert_eq!(
+                    p.optimal,
+                    p.peak_bytes == p.lower_bound_bytes,
+                    "{}: optimal flag",
+                    m
+                );
                 if let Some(o) = opt {
-                    prop_assert!(p.peak_bytes >= o, "{}: below the optimum", m);
-                    // `optimal` is claimed only when the bound proves it.
+                    prop_assert!(
+                        p.lower_bound_bytes <= o,
+                        "{}: bound {} above the optimum {}",
+                        m,
+                        p.lower_bound_bytes,
+                        o
+                    );
                     if p.optimal {
                         prop_assert_eq!(p.peak_bytes, o, "{}: claims optimal", m);
                     }
+                }
+                // The plan is the order of the orderer the method names.
+                let direct = match m {
+                    Method::Sp => series_parallel::sp_order(g).expect("planned, so it applies"),
+                    Method::Spize => spize::spize_order(g),
+                    Method::Inductor => inductor::inductor_order(g),
+                    Method::Xla => xla::xla_order(g),
+                    _ => local_search::improve(g, &greedy::greedy_order(g), &budget(10_000)),
+                };
+                prop_assert_eq!(&p.order_ix, &direct, "{}: not its orderer's order", m);
+                if m == Method::Local {
+                    prop_assert!(
+                        p.peak_bytes <= peak_of(g, &greedy::greedy_order(g)),
+                        "local: above greedy"
+                    );
                 }
             }
             Err(e) => {
@@ -195,7 +135,7 @@ fn check_all(g: &Graph) -> Result<(), TestCaseError> {
         "portfolio above min(inductor, xla)"
     );
     // Local search never makes an order worse.
-    for (name, order) in &parts {
+    for (name, order) in &part_orders {
         let better = local_search::improve(g, order, &budget(10_000));
         prop_assert!(g.check_order(&better).is_ok(), "local({name}): invalid");
         prop_assert!(
@@ -210,27 +150,21 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
-    fn heuristics_valid_on_small_random_graphs(seed in any::<u64>(), n in 0usize..9) {
-        let spec = random_graph(seed, n);
-        // Random specs may be invalid (a view of a later-produced tensor is fine, a cycle is
-        // not possible, but alias rules can reject some): only valid graphs are planned.
-        if let Ok(g) = Graph::from_spec(spec) {
-            check_all(&g)?;
-        }
+    fn heuristics_valid_on_small_random_graphs(c in any_graph(0..=8)) {
+        check_all(&c.graph)?;
     }
 
     #[test]
-    fn sp_recognises_fork_join_graphs(seed in any::<u64>(), n in 1usize..60) {
-        let g = Graph::from_spec(generators::random_sp(seed, n)).unwrap();
-        let order = series_parallel::sp_order(&g).expect("random_sp is series-parallel");
+    fn sp_recognises_fork_join_graphs(c in sp_net(1..=59)) {
+        let g = &c.graph;
+        let order = series_parallel::sp_order(g).expect("random_sp is series-parallel");
         prop_assert!(g.check_order(&order).is_ok());
-        prop_assert_eq!(order, spize::spize_order(&g));
+        prop_assert_eq!(order, spize::spize_order(g));
     }
 
     #[test]
-    fn heuristics_valid_on_random_layered(seed in any::<u64>(), layers in 1usize..6, width in 1usize..6) {
-        let g = Graph::from_spec(generators::random_layered(seed, layers, width)).unwrap();
-        check_all(&g)?;
+    fn heuristics_valid_on_random_layered(c in layered_net(1..=5, 1..=5)) {
+        check_all(&c.graph)?;
     }
 }
 
@@ -240,10 +174,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]
 
     #[test]
-    fn heuristics_valid_on_medium_random_graphs(seed in any::<u64>(), n in 40usize..160) {
-        if let Ok(g) = Graph::from_spec(random_graph(seed, n)) {
-            check_all(&g)?;
-        }
+    fn heuristics_valid_on_medium_random_graphs(c in graph(Family::General, 40..=159)) {
+        check_all(&c.graph)?;
     }
 }
 
@@ -279,15 +211,6 @@ fn local_search_respects_the_move_budget() {
     let start = inductor::bfs_order(&g);
     // No move may be evaluated with a zero budget: the order comes back unchanged.
     assert_eq!(local_search::improve(&g, &start, &budget(0)), start);
-}
-
-#[test]
-fn random_graphs_are_mostly_valid() {
-    // The generator must exercise the planners: most of its specs have to be valid graphs.
-    let valid = (0..1000u64)
-        .filter(|&s| Graph::from_spec(random_graph(s, 8)).is_ok())
-        .count();
-    assert!(valid > 700, "only {valid} of 1000 random graphs are valid");
 }
 
 /// A chain of `n` ops listed last-first in the file (so the program order is not topological).

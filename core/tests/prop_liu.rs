@@ -1,38 +1,39 @@
-//! Liu's algorithm against brute force over all topological orders.
+//! Liu's algorithm against the referee (the least peak over all topological orders).
 
-mod order_gen;
+mod common;
 
-use order_gen::{brute_force, dag, in_forest, series_parallel, Rng};
+use common::{graph, graphs};
+use peakorder::generators::small::Family;
 use peakorder::order::liu::{applies, liu_order};
+use peakorder::referee::least_peak;
 use peakorder::simulate::simulate;
 use proptest::prelude::*;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
-    /// Every generated in-forest qualifies, and Liu's peak is the brute-force optimum.
+    /// Every generated in-forest qualifies, and Liu's peak is the optimum.
     #[test]
-    fn liu_is_optimal_on_in_forests(seed in any::<u64>(), n in 1usize..=10) {
-        let mut r = Rng::new(seed);
-        let g = in_forest(&mut r, n);
-        let order = liu_order(&g).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let sim = simulate(&g, &order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(sim.peak_bytes, brute_force(&g));
+    fn liu_is_optimal_on_in_forests(c in graph(Family::InForest, 1..=10)) {
+        let g = &c.graph;
+        prop_assert!(applies(g));
+        let order = liu_order(g).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let sim = simulate(g, &order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(sim.peak_bytes, least_peak(g));
     }
 
-    /// On other graphs Liu either refuses with `not_applicable` or is optimal.
+    /// On any graph Liu either refuses with `not_applicable` or is optimal.
     #[test]
-    fn liu_is_optimal_or_refuses(seed in any::<u64>(), n in 1usize..=10, sp in any::<bool>()) {
-        let mut r = Rng::new(seed);
-        let g = if sp { series_parallel(&mut r, n) } else { dag(&mut r, n) };
-        match liu_order(&g) {
+    fn liu_is_optimal_or_refuses(c in graphs(Family::ALL, 1..=10)) {
+        let g = &c.graph;
+        match liu_order(g) {
             Ok(order) => {
-                prop_assert!(applies(&g));
-                let sim = simulate(&g, &order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-                prop_assert_eq!(sim.peak_bytes, brute_force(&g));
+                prop_assert!(applies(g));
+                let sim = simulate(g, &order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(sim.peak_bytes, least_peak(g));
             }
             Err(e) => {
-                prop_assert!(!applies(&g));
+                prop_assert!(!applies(g));
                 prop_assert_eq!(e.code(), "not_applicable");
             }
         }

@@ -5,9 +5,10 @@ The graph is a real program: a JAX transformer training step (pre-norm attention
 forward, backward and an SGD update), exported with peakorder.export.from_jaxpr and written to
 target/bench-python/ (by a child process) so the CLI reads the very same graph. Each call is
 timed end to end, as a user sees it: for Python from the call to the returned dict (the graph
-as a dict, which includes encoding it as JSON, or as a path), for the CLI the whole
-`peakorder plan GRAPH --json` process (start, read, parse, plan, print). Medians of --runs, CPU
-time (all threads) and wall clock.
+as a dict, which includes writing it as JSON text for the core's parser, or as a path), for the
+CLI the whole `peakorder plan GRAPH --json` process (start, read, parse, plan, print). Medians
+of --runs, CPU time (all threads) and wall clock. Below the table, that dict-to-text step alone:
+the extension's writer (python/src/dumps.rs) against the json.dumps call it replaces.
 
     .venv/bin/python python/bench/plan_10k.py [--layers 51] [--runs 7]
 """
@@ -139,6 +140,20 @@ def main() -> None:
         peak = f"{runs[0][0]['peak_bytes']:,} B" if len(peaks) == 1 else f"DIFFER: {sorted(peaks)}"
         cells = " | ".join(f"{c:.1f} ms CPU, {w:.1f} ms wall" for _, w, c in runs)
         print(f"| {method}, budget {budget:g} ms | {cells} | {peak} |")
+
+    from peakorder import _native
+    from peakorder._api import _json_default
+
+    def json_dumps():
+        return json.dumps(graph, allow_nan=False, separators=(",", ":"), default=_json_default,
+                          check_circular=False)
+
+    text, _, dumps_cpu = timed(json_dumps, args.runs)
+    same, _, native_cpu = timed(lambda: _native.json_dumps(graph, _json_default) == text, args.runs)
+    print()
+    print(f"dict to JSON text ({len(text) / 1e6:.1f} MB): json.dumps {dumps_cpu:.1f} ms CPU, "
+          f"the extension {native_cpu:.1f} ms CPU ({dumps_cpu / native_cpu:.1f}x), "
+          f"{'the same text' if same else 'TEXT DIFFERS'}")
 
 if __name__ == "__main__":
     main()

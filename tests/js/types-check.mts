@@ -30,6 +30,9 @@ async function main(): Promise<void> {
   const program: number | null = p.program_order_peak_bytes;
   plan(JSON.stringify(graph));
   plan(graph);
+  plan(graph, { method: 'auto' });
+  // @ts-expect-error: not a method of the core (MethodName lists them all)
+  plan(graph, { method: 'fastest' });
   const sim: Simulation = simulate(graph, p);
   const during: Float64Array = sim.during;
   const at: number | null = sim.peak_step;

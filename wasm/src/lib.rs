@@ -397,7 +397,7 @@ pub fn validate(graph: &GraphInput) -> Result<SummaryOut, JsValue> {
     })
 }
 
-/// Plans an order for `graph` (docs/design.md §3). Options: `method` (default "greedy"),
+/// Plans an order for `graph` (docs/design.md §3). Options: `method` (default "auto", the core's),
 /// `budget_ms` (time a search may take, read from `performance.now()`), `max_states`.
 #[wasm_bindgen]
 pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanOut, JsValue> {

@@ -1,12 +1,17 @@
 //! TypeScript declarations of the JS API's objects, emitted by wasm-bindgen into the generated
 //! `.d.ts` (the functions in lib.rs name these types through `typescript_type`). They mirror the
-//! serde shapes of the core (docs/design.md §2, §3, §4, §5); tests/js/types-check.ts checks them with
+//! serde shapes of the core (docs/design.md §2, §3, §4, §5); tests/js/types-check.mts checks them with
 //! `tsc --noEmit` and tests/js/*.test.mjs check the values against them at run time.
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
+const TS_SECTION: &'static str = TS_TYPES;
+
+/// The declarations (a const of their own so that the tests below can read them). wasm-bindgen
+/// copies the text into the section at compile time, a use rustc does not see.
+#[allow(dead_code)]
+const TS_TYPES: &str = r#"
 /** Element types of docs/design.md §2. */
 export type Dtype =
   | "f64" | "f32" | "f16" | "bf16" | "f8e4m3" | "f8e5m2"
@@ -48,11 +53,13 @@ export interface Graph {
 /** A graph as an object or as its JSON text (both go through the same parser). */
 export type GraphInput = Graph | string;
 
-/** Planning method names ("program", "greedy", and more as the core adds them). */
-export type MethodName = "program" | "greedy" | (string & {});
+/** Planning methods, every name the core accepts (docs/design.md §3, `peakorder plan --method`). */
+export type MethodName =
+  | "program" | "greedy" | "sp" | "spize" | "local" | "inductor" | "xla" | "liu" | "exact"
+  | "auto";
 
 export interface PlanOptions {
-  /** Default "greedy". An unknown name throws with code "unknown_method". */
+  /** Default "auto". An unknown name throws with code "unknown_method". */
   method?: MethodName;
   /** Time a search may take, in ms, measured with performance.now(). Default 100. */
   budget_ms?: number;
@@ -249,3 +256,26 @@ export interface PeakorderError extends Error {
   tensors?: string[];
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::TS_TYPES;
+    use peakorder::{Method, PlanOptions};
+
+    /// The declared names are exactly the core's, and the documented default is the core's.
+    #[test]
+    fn method_name_is_every_method_of_the_core() {
+        let start = TS_TYPES
+            .find("export type MethodName =")
+            .expect("MethodName");
+        let decl = &TS_TYPES[start..start + TS_TYPES[start..].find(';').expect("end")];
+        let declared: Vec<&str> = decl.split('"').skip(1).step_by(2).collect();
+        let core: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(declared, core);
+        let default = format!("Default \"{}\".", PlanOptions::default().method.name());
+        assert!(
+            TS_TYPES.contains(&default),
+            "PlanOptions.method documents {default}"
+        );
+    }
+}

@@ -1,4 +1,4 @@
-//! Generated graph families for tests and benchmarks, deterministic from a seed.
+//! Model-like graph families for benchmarks and tests, deterministic from a seed.
 //!
 //! - [`random_layered`]: random layered DAGs (ops read from the last few layers).
 //! - [`random_sp`]: random series-parallel (fork–join) graphs.
@@ -11,39 +11,12 @@
 //!
 //! Training graphs come from one reverse-mode builder ([`Net::training`]): each forward op gets a
 //! gradient op per differentiable input that reads the output's gradient and the op's saved
-//! inputs, and gradients of a tensor used several times are summed as they arrive. The PRNG is
-//! SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): tiny, and enough for test data.
+//! inputs, and gradients of a tensor used several times are summed as they arrive. The random
+//! families take a seed ([`Rng`]); [`random_layered_from`] and [`random_sp_from`] take any
+//! [`Draw`] (a proptest [`Tape`](super::draw::Tape) in the property tests).
 
+use super::draw::{Draw, Rng};
 use crate::format::{GraphSpec, OpSpec, TensorSpec, FORMAT};
-
-/// SplitMix64.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[lo, hi]`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-    /// A size spread over orders of magnitude: `base · 2^k`, `k` uniform in `[0, spread]`.
-    pub fn size(&mut self, base: u64, spread: u64) -> u64 {
-        base << self.range(0, spread)
-    }
-}
 
 /// A graph under construction: tensors and ops with generated ids.
 #[derive(Clone, Debug, Default)]
@@ -197,7 +170,15 @@ impl Net {
 /// Random layered DAG: `layers` layers of `width` ops; each op reads one to three tensors from
 /// the previous three layers (mostly the previous one), sizes spread over 64×.
 pub fn random_layered(seed: u64, layers: usize, width: usize) -> GraphSpec {
-    let mut rng = Rng::new(seed);
+    random_layered_from(&mut Rng::new(seed), layers, width)
+}
+
+/// [`random_layered`] with its choices drawn from `rng`.
+pub fn random_layered_from<D: Draw + ?Sized>(
+    rng: &mut D,
+    layers: usize,
+    width: usize,
+) -> GraphSpec {
     let mut net = Net::new();
     let mut prev: Vec<Vec<usize>> = vec![(0..width)
         .map(|_| net.input(rng.size(1 << 12, 6), false))
@@ -233,13 +214,17 @@ pub fn random_layered(seed: u64, layers: usize, width: usize) -> GraphSpec {
 /// Random series-parallel (fork–join) graph of about `ops` ops: a random decomposition tree,
 /// each parallel block joined by one op, every block reading one tensor and writing one.
 pub fn random_sp(seed: u64, ops: usize) -> GraphSpec {
+    random_sp_from(&mut Rng::new(seed), ops)
+}
+
+/// [`random_sp`] with its choices drawn from `rng`.
+pub fn random_sp_from<D: Draw + ?Sized>(rng: &mut D, ops: usize) -> GraphSpec {
     #[derive(Clone)]
     enum T {
         Leaf,
         Series(Vec<usize>),
         Parallel(Vec<usize>),
     }
-    let mut rng = Rng::new(seed);
     // Build the tree by splitting sizes (explicit stack: no recursion).
     let mut nodes: Vec<T> = Vec::new();
     let mut todo: Vec<(usize, usize)> = vec![(0, ops.max(1))];
