@@ -10,6 +10,7 @@ module.exports = {
   simulate: wasm.simulate,
   compare: wasm.compare,
   fuse: wasm.fuse,
+  layout: wasm.layout,
   storages: wasm.storages,
   version: wasm.version,
   init: () => Promise.resolve(),

@@ -49,5 +49,6 @@ export const plan = ensure(wasm.plan);
 export const simulate = ensure(wasm.simulate);
 export const compare = ensure(wasm.compare);
 export const fuse = ensure(wasm.fuse);
+export const layout = ensure(wasm.layout);
 export const storages = ensure(wasm.storages);
 export const version = ensure(wasm.version);

@@ -172,6 +172,21 @@ pub enum Error {
         /// The lowest peak found, in bytes.
         best: u64,
     },
+    /// A layout request or result that cannot stand (an empty lifetime, a zero alignment, a
+    /// solver's layout failing its check).
+    BadLayout {
+        /// The buffer or layout concerned.
+        what: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A malformed line of a MiniMalloc CSV.
+    BadCsv {
+        /// The line (1 is the header).
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -199,6 +214,8 @@ impl Error {
             Error::BadRegion { .. } => "bad_region",
             Error::RegionCycle { .. } => "region_cycle",
             Error::PeakLimit { .. } => "peak_limit",
+            Error::BadLayout { .. } => "bad_layout",
+            Error::BadCsv { .. } => "bad_csv",
         }
     }
 }
@@ -321,6 +338,8 @@ impl fmt::Display for Error {
                 crate::units::format_bytes(*limit),
                 crate::units::format_bytes(*best)
             ),
+            Error::BadLayout { what, reason } => write!(f, "layout of {what}: {reason}"),
+            Error::BadCsv { line, reason } => write!(f, "line {line}: {reason}"),
         }
     }
 }

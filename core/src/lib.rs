@@ -25,6 +25,7 @@ pub mod graph;
 mod id_index;
 #[doc(hidden)]
 pub mod invariants;
+pub mod layout;
 mod maxflow;
 pub mod order;
 pub mod plan;
@@ -37,6 +38,7 @@ pub use bounds::lower_bound;
 pub use budget::{Budget, Clock, NoClock, Progress};
 pub use error::Error;
 pub use graph::{Graph, Op, Tensor};
+pub use layout::{layout, Layout, LayoutMethod, LayoutOptions};
 pub use plan::{
     compare, compare_hooked, plan, plan_hooked, Comparison, Hooks, Method, MethodRow, Plan,
     PlanOptions,

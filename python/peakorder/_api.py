@@ -184,6 +184,51 @@ def fuse(
     return _finish(result, interrupted)
 
 
+def _layout_input(graph: Any) -> Tuple[str, bool]:
+    """(text, is MiniMalloc CSV) of ``layout``'s input: a graph as for :func:`plan`, CSV text
+    (a ``str`` with a line break that is not JSON), or the path of a ``.csv`` file."""
+    if isinstance(graph, (bytes, bytearray, memoryview)):
+        graph = _decode(graph, "the input")
+    if isinstance(graph, str) and not graph.lstrip().startswith("{") and "\n" in graph:
+        return graph, True
+    if isinstance(graph, (str, os.PathLike)) and os.fspath(graph).lower().endswith(".csv"):
+        return _read_text(graph, "CSV file"), True
+    return _graph_text(graph)[0], False
+
+
+def layout(
+    graph: Union[GraphLike, str],
+    order: Optional[OrderLike] = None,
+    method: Optional[str] = None,
+    *,
+    align: Optional[int] = None,
+    budget_ms: Optional[float] = None,
+    capacity: Optional[int] = None,
+    slack: Optional[float] = None,
+    plan_method: Optional[str] = None,
+    max_states: Optional[int] = None,
+) -> Dict[str, Any]:
+    """A static memory layout (docs/layout.md): a byte offset for every tensor in one arena that
+    runs the order. Returns ``peakorder layout --json``'s dict: ``arena_bytes``,
+    ``lower_bound_bytes``, ``optimal`` (true only when proven), ``order``, ``offsets`` (tensor id
+    to offset, views included), ``workspace_offsets`` (op id to offset), ``buffers`` (``kind``,
+    ``id``, ``offset``, ``bytes``, ``first_step``, ``last_step``), ``align``, ``elapsed_ms``, and
+    ``order_search`` when the order was planned.
+
+    ``graph``: a graph as for :func:`plan`, or MiniMalloc CSV (``id,lower,upper,size``; its
+    text, or the path of a ``.csv`` file), whose layout dict has ``within_capacity`` and the
+    buffers' ``lower``/``upper`` instead. ``order``: lay out this order (default: plan one with
+    ``plan_method``). ``method``: ``auto`` (default), ``exact``, ``size``, ``duration``,
+    ``conflicts``, ``area``, ``online`` or ``local``. ``align``: sizes and offsets rounded up to
+    it (default 1). ``budget_ms``: time for the whole call (default 1000; planning takes a tenth).
+    ``capacity``: stop at the first layout within it. ``slack``: when the planned order's arena is
+    above its peak, other orders may peak up to this fraction higher (default 0)."""
+    text, csv = _layout_input(graph)
+    ids = None if order is None else _order_ids(order)
+    return _finish(*_native.layout(text, csv, ids, method, plan_method, align, budget_ms,
+                                   max_states, capacity, slack))
+
+
 def report_html(
     graph: GraphLike,
     method: Optional[str] = None,

@@ -25,6 +25,7 @@ class PeakorderError(ValueError):
     region: Optional[str]
     limit_bytes: Optional[int]
     best_bytes: Optional[int]
+    line: Optional[int]
 
     def __init__(self, message: str, code: str = "error", **fields: Any) -> None:
         super().__init__(message)
@@ -68,11 +69,18 @@ class ReportError(PeakorderError):
     """The report page cannot be made: this package was built without the web view."""
 
 
+class LayoutError(PeakorderError):
+    """A layout input or request that cannot stand: a malformed line of a MiniMalloc CSV
+    (``bad_csv``; ``line`` is its number, 1 the header) or a lifetime or layout that is not valid
+    (``bad_layout``)."""
+
+
 class InterruptedWarning(UserWarning):
     """Ctrl-C stopped a search; the result is the best found before (not proven optimal)."""
 
 
-_FIELDS = ("op", "tensor", "alias_of", "ops", "tensors", "region", "limit_bytes", "best_bytes")
+_FIELDS = ("op", "tensor", "alias_of", "ops", "tensors", "region", "limit_bytes", "best_bytes",
+           "line")
 
 # Each stable code's family; codes not listed (added later) are plain PeakorderErrors.
 _FAMILY: Dict[str, type] = {
@@ -96,6 +104,7 @@ _FAMILY: Dict[str, type] = {
     **dict.fromkeys(("unknown_op", "repeated_op", "missing_op", "not_topological"), OrderError),
     **dict.fromkeys(("unknown_method", "not_applicable"), MethodError),
     **dict.fromkeys(("bad_region", "region_cycle", "peak_limit"), FusionError),
+    **dict.fromkeys(("bad_csv", "bad_layout"), LayoutError),
     "invalid_argument": ArgumentError,
     "report_unavailable": ReportError,
 }

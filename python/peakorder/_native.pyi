@@ -31,6 +31,18 @@ def report_html(
     method: Optional[str] = None,
     budget_ms: Optional[float] = None,
 ) -> Tuple[str, bool]: ...
+def layout(
+    input: str,
+    csv: bool,
+    order: Optional[List[str]] = None,
+    method: Optional[str] = None,
+    plan_method: Optional[str] = None,
+    align: Optional[int] = None,
+    budget_ms: Optional[float] = None,
+    max_states: Optional[int] = None,
+    capacity: Optional[int] = None,
+    slack: Optional[float] = None,
+) -> Tuple[Dict[str, Any], bool]: ...
 def validate(graph_json: str) -> Dict[str, Any]: ...
 def dtype_sizes() -> Dict[str, int]: ...
 def json_dumps(obj: Any, default: Callable[[Any], Any]) -> str: ...

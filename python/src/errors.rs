@@ -82,6 +82,8 @@ pub fn coded(e: &peakorder::Error) -> Coded<'_> {
         E::Cycle { ops } | E::RegionCycle { ops } => vec![("ops", Ids(ops))],
         E::AliasCycle { tensors } => vec![("tensors", Ids(tensors))],
         E::BadRegion { region, .. } => vec![("region", Id(region))],
+        // A whole number like the byte counts (a Python int).
+        E::BadCsv { line, .. } => vec![("line", Bytes(*line as u64))],
         E::PeakLimit { limit, best } => {
             vec![("limit_bytes", Bytes(*limit)), ("best_bytes", Bytes(*best))]
         }

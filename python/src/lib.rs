@@ -177,6 +177,93 @@ fn report_html<'py>(
     Ok((report.html, done.interrupted))
 }
 
+/// A static memory layout (docs/layout.md): the `peakorder layout --json` dict, and whether
+/// Ctrl-C cut the search short. `input` is graph JSON text, or MiniMalloc CSV text when `csv`.
+/// Without `order`, the order is planned with `plan_method` (a tenth of the budget).
+#[pyfunction]
+#[pyo3(signature = (input, csv, order=None, method=None, plan_method=None, align=None,
+                    budget_ms=None, max_states=None, capacity=None, slack=None))]
+#[allow(clippy::too_many_arguments)]
+fn layout<'py>(
+    py: Python<'py>,
+    input: String,
+    csv: bool,
+    order: Option<Vec<String>>,
+    method: Option<&Bound<'py, PyAny>>,
+    plan_method: Option<&Bound<'py, PyAny>>,
+    align: Option<&Bound<'py, PyAny>>,
+    budget_ms: Option<&Bound<'py, PyAny>>,
+    max_states: Option<&Bound<'py, PyAny>>,
+    capacity: Option<&Bound<'py, PyAny>>,
+    slack: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, bool)> {
+    let method = options::method_name(py, method)?;
+    let plan_method = options::method_name(py, plan_method)?;
+    let mut opts = peakorder::LayoutOptions::default();
+    match options::whole(py, "align", align)? {
+        Some(0) => return Err(errors::invalid(py, "align must be at least 1 byte")),
+        Some(a) => opts.align = a,
+        None => {}
+    }
+    if let Some(b) = options::budget_ms(py, budget_ms)? {
+        opts.budget_ms = Some(b);
+    }
+    if let Some(n) = options::whole(py, "max_states", max_states)? {
+        opts.max_states = n;
+    }
+    opts.capacity = options::whole(py, "capacity", capacity)?;
+    let slack = match slack {
+        None => 0.0,
+        Some(v) => match v.extract::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 && !v.is_instance_of::<pyo3::types::PyBool>() => x,
+            _ => return Err(errors::invalid(py, "slack must be a fraction >= 0")),
+        },
+    };
+    if csv && order.is_some() {
+        return Err(errors::invalid(
+            py,
+            "order applies to graphs; a CSV's lifetimes are fixed",
+        ));
+    }
+    let done = run_interruptible(py, |cancel: &AtomicBool| {
+        if let Some(m) = &method {
+            opts.method = m.parse()?;
+        }
+        let hooks = Hooks {
+            cancel: Some(cancel),
+            progress: None,
+        };
+        let clock = StdClock::new();
+        if csv {
+            let iv = peakorder::layout::csv::parse(&input)?;
+            let l = peakorder::layout::layout_intervals(&iv, &opts, &clock, &hooks)?;
+            return serde_json::to_value(&l).map_err(|e| bad_result(&e));
+        }
+        let g = parse(&input)?;
+        let l = match &order {
+            Some(ids) => {
+                let order = g.order_from_ids(ids)?;
+                peakorder::layout::layout_hooked(&g, &order, &opts, &clock, &hooks)?
+            }
+            None => {
+                let plan_method = options::parse_method(plan_method.as_deref())?;
+                peakorder::layout::plan_then_layout(&g, plan_method, &opts, slack, &clock, &hooks)?
+            }
+        };
+        serde_json::to_value(&l).map_err(|e| bad_result(&e))
+    })?;
+    let value = done.value.map_err(|e| to_py(py, &e))?;
+    Ok((to_python(py, &value)?, done.interrupted))
+}
+
+/// A result that does not serialize (cannot happen for these types; reported, not panicked).
+fn bad_result(e: &serde_json::Error) -> peakorder::Error {
+    peakorder::Error::BadLayout {
+        what: "the result".into(),
+        reason: format!("cannot serialize it: {e}"),
+    }
+}
+
 /// What `validate` reports about a valid graph (the npm package's `validate`).
 #[derive(Serialize)]
 struct Summary {
@@ -249,6 +336,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(fuse, m)?)?;
     m.add_function(wrap_pyfunction!(report_html, m)?)?;
+    m.add_function(wrap_pyfunction!(layout, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(dtype_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;

@@ -115,6 +115,7 @@ def test_every_stable_code_has_its_family():
         peakorder.OrderError: {"unknown_op", "repeated_op", "missing_op", "not_topological"},
         peakorder.MethodError: {"unknown_method", "not_applicable"},
         peakorder.FusionError: {"bad_region", "region_cycle", "peak_limit"},
+        peakorder.LayoutError: {"bad_csv", "bad_layout"},
         peakorder.ArgumentError: {"invalid_argument"},
         peakorder.ReportError: {"report_unavailable"},
     }

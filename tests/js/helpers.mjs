@@ -23,7 +23,8 @@ export const CODES = new Set([
   'bad_json', 'bad_format', 'invalid_tensor', 'invalid_op', 'duplicate_id', 'unknown_tensor',
   'produced_twice', 'cycle', 'alias_cycle', 'size_overflow', 'unknown_output', 'unknown_op',
   'repeated_op', 'missing_op', 'not_topological', 'unknown_method', 'not_applicable',
-  'too_large', 'invalid_argument', 'bad_region', 'region_cycle', 'peak_limit',
+  'too_large', 'invalid_argument', 'bad_region', 'region_cycle', 'peak_limit', 'bad_layout',
+  'bad_csv',
 ]);
 
 /** Asserts `f` throws a PeakorderError with `code` (and, if given, a message containing `mentions`). */

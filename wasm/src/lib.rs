@@ -47,6 +47,13 @@ extern "C" {
     pub type FusionOut;
     #[wasm_bindgen(typescript_type = "Storages")]
     pub type StoragesOut;
+    /// A graph (object or JSON text), or MiniMalloc CSV text (`id,lower,upper,size`).
+    #[wasm_bindgen(typescript_type = "LayoutInput")]
+    pub type LayoutInput;
+    #[wasm_bindgen(typescript_type = "LayoutOptions")]
+    pub type LayoutOptionsArg;
+    #[wasm_bindgen(typescript_type = "Layout | IntervalLayout")]
+    pub type LayoutOut;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -118,6 +125,7 @@ impl From<peakorder::Error> for JsErr {
             E::AliasCycle { tensors } => vec![("tensors", str_list(tensors))],
             E::RegionCycle { ops } => vec![("ops", str_list(ops))],
             E::BadRegion { region, .. } => vec![("region", s(region))],
+            E::BadCsv { line, .. } => vec![("line", JsValue::from_f64(*line as f64))],
             E::PeakLimit { limit, best } => [("limit_bytes", *limit), ("best_bytes", *best)]
                 .into_iter()
                 // Only counts a JS number holds exactly; the message has them all.
@@ -511,6 +519,101 @@ pub fn storages(graph: &GraphInput) -> Result<StoragesOut, JsValue> {
             let _ = js_sys::Reflect::set(&out, &k.into(), &v);
         }
         Ok(JsValue::from(out).unchecked_into())
+    })
+}
+
+/// `layout`'s options, read like the others: unknown keys and wrong types are refused.
+struct LayoutArgs {
+    opts: peakorder::LayoutOptions,
+    plan_method: peakorder::Method,
+    order: Option<serde_json::Value>,
+    slack: f64,
+}
+
+fn read_layout_options(options: &JsValue) -> JsResult<LayoutArgs> {
+    let mut a = LayoutArgs {
+        opts: peakorder::LayoutOptions::default(),
+        plan_method: PlanOptions::default().method,
+        order: None,
+        slack: 0.0,
+    };
+    let Some(map) = options_map(options)? else {
+        return Ok(a);
+    };
+    const KNOWN: &str = "order, method, plan_method, align, budget_ms, max_states, capacity, slack";
+    for (key, value) in map {
+        match key.as_str() {
+            "order" => a.order = Some(value),
+            "method" | "plan_method" => {
+                let name = value
+                    .as_str()
+                    .ok_or_else(|| JsErr::invalid(format!("options: {key} must be a string")))?;
+                if key == "method" {
+                    a.opts.method = name.parse()?;
+                } else {
+                    a.plan_method = name.parse()?;
+                }
+            }
+            "align" => match whole_option(&key, &value)? {
+                0 => return Err(JsErr::invalid("options: align must be at least 1")),
+                n => a.opts.align = n,
+            },
+            "budget_ms" => a.opts.budget_ms = Some(budget_ms_option(&value)?),
+            "max_states" => a.opts.max_states = whole_option(&key, &value)?,
+            "capacity" => a.opts.capacity = Some(whole_option(&key, &value)?),
+            "slack" => match value.as_f64() {
+                Some(x) if x >= 0.0 => a.slack = x,
+                _ => return Err(JsErr::invalid("options: slack must be a number >= 0")),
+            },
+            _ => return Err(unknown_option(&key, KNOWN)),
+        }
+    }
+    Ok(a)
+}
+
+/// A static memory layout (docs/layout.md; the `peakorder layout --json` object): a byte offset
+/// for every tensor and workspace in one arena. `input` is a graph (its order planned, or
+/// `options.order`) or MiniMalloc CSV text. Options: `order`, `method` (default "auto"),
+/// `plan_method`, `align` (default 1), `budget_ms` (default 1000; planning takes a tenth),
+/// `max_states`, `capacity` (stop at the first layout within it), `slack`.
+#[wasm_bindgen]
+pub fn layout(
+    input: &LayoutInput,
+    options: Option<LayoutOptionsArg>,
+) -> Result<LayoutOut, JsValue> {
+    throwing(|| {
+        let a = read_layout_options(&options.map_or(JsValue::UNDEFINED, Into::into))?;
+        let clock = JsClock::new();
+        let hooks = peakorder::Hooks::default();
+        if let Some(text) = input
+            .as_string()
+            .filter(|t| !t.trim_start().starts_with('{'))
+        {
+            if a.order.is_some() {
+                return Err(JsErr::invalid(
+                    "options: order applies to graphs; a CSV's lifetimes are fixed",
+                ));
+            }
+            let iv = peakorder::layout::csv::parse(&text)?;
+            let l = peakorder::layout::layout_intervals(&iv, &a.opts, &clock, &hooks)?;
+            return Ok(to_js(&l)?.unchecked_into());
+        }
+        let g = read_graph(input)?;
+        let l = match a.order {
+            Some(order) => {
+                let order = read_order(&g, &JsValue::from_str(&order.to_string()))?;
+                peakorder::layout(&g, &order, &a.opts, &clock)?
+            }
+            None => peakorder::layout::plan_then_layout(
+                &g,
+                a.plan_method,
+                &a.opts,
+                a.slack,
+                &clock,
+                &hooks,
+            )?,
+        };
+        Ok(to_js(&l)?.unchecked_into())
     })
 }
 

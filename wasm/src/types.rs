@@ -220,6 +220,111 @@ export interface Fusion extends FusedGraph {
   baseline: FusedGraph;
 }
 
+/** A graph (object or JSON text), or MiniMalloc CSV text: a header `id,lower,upper,size`, then
+ * one buffer per line, live over `[lower, upper)`. */
+export type LayoutInput = GraphInput;
+
+/** Layout method names (docs/layout.md). */
+export type LayoutMethodName =
+  | "auto" | "exact" | "size" | "duration" | "conflicts" | "area" | "online" | "local"
+  | (string & {});
+
+/** Options of `layout`. */
+export interface LayoutOptions {
+  /** Lay out this order (op ids, or a plan) instead of planning one (graphs only). */
+  order?: string[] | { order: string[] };
+  /** Default "auto". */
+  method?: LayoutMethodName;
+  /** The planning method when `order` is not given. Default "auto". */
+  plan_method?: MethodName;
+  /** Every size and offset is rounded up to a multiple of this. Default 1. */
+  align?: number;
+  /** Time the whole call may take, in ms (planning takes a tenth of it). Default 1000. */
+  budget_ms?: number;
+  /** Most exact-search nodes. */
+  max_states?: number;
+  /** Stop at the first layout whose arena fits this many bytes. */
+  capacity?: number;
+  /** When the planned order's arena is above its peak, other orders may have a peak up to this
+   * fraction above it. Default 0. */
+  slack?: number;
+}
+
+/** One buffer of a graph's layout: a rectangle of the arena (offset × step). */
+export interface LayoutBuffer {
+  /** "tensor" (a storage; `id` is its root tensor's) or "workspace" (`id` is the op's). */
+  kind: "tensor" | "workspace";
+  id: string;
+  offset: number;
+  /** Bytes reserved: the size rounded up to the alignment. */
+  bytes: number;
+  /** First and last step it is live, inclusive: 0 is the start, k while the k-th op runs. */
+  first_step: number;
+  last_step: number;
+}
+
+/** What the order search did, when the order was planned. */
+export interface OrderSearch {
+  planned_method: string;
+  planned_peak_bytes: number;
+  planned_arena_bytes: number;
+  peak_limit_bytes: number;
+  slack: number;
+  orders_tried: number;
+  /** The order laid out is not the planned one. */
+  changed: boolean;
+}
+
+/** A graph's layout (`peakorder layout --json`). Byte counts are exact integers (below 2^53). */
+export interface Layout {
+  arena_bytes: number;
+  /** A proven lower bound on this order's arena: its peak after alignment, or more. */
+  lower_bound_bytes: number;
+  /** True only when proven: the arena meets the bound. */
+  optimal: boolean;
+  method: string;
+  align: number;
+  /** The order laid out. */
+  order: string[];
+  /** The order's peak (the simulator's, unaligned). */
+  peak_bytes: number;
+  inputs_bytes: number;
+  /** Every tensor's offset, views included (a view's is its storage's). */
+  offsets: Record<string, number>;
+  /** Each op's workspace offset (ops with workspace only). */
+  workspace_offsets: Record<string, number>;
+  /** Every buffer of positive size: storages in tensor order, then workspaces. */
+  buffers: LayoutBuffer[];
+  search_nodes: number;
+  elapsed_ms: number;
+  order_search?: OrderSearch;
+}
+
+/** One buffer of a CSV's layout. */
+export interface IntervalBuffer {
+  id: string;
+  offset: number;
+  bytes: number;
+  lower: number;
+  upper: number;
+}
+
+/** A MiniMalloc CSV's layout. */
+export interface IntervalLayout {
+  arena_bytes: number;
+  lower_bound_bytes: number;
+  optimal: boolean;
+  method: string;
+  align: number;
+  capacity_bytes: number | null;
+  /** `arena_bytes <= capacity_bytes` (true without a capacity). */
+  within_capacity: boolean;
+  offsets: Record<string, number>;
+  buffers: IntervalBuffer[];
+  search_nodes: number;
+  elapsed_ms: number;
+}
+
 /**
  * Stable error codes: the core's (docs/design.md §2 validation; "bad_region", "region_cycle" and
  * "peak_limit" from fusion) plus "invalid_argument" (an option or
@@ -231,7 +336,7 @@ export type ErrorCode =
   | "unknown_tensor" | "produced_twice" | "cycle" | "alias_cycle" | "size_overflow"
   | "unknown_output" | "unknown_op" | "repeated_op" | "missing_op" | "not_topological"
   | "unknown_method" | "not_applicable" | "too_large" | "invalid_argument" | "not_initialized"
-  | "bad_region" | "region_cycle" | "peak_limit"
+  | "bad_region" | "region_cycle" | "peak_limit" | "bad_layout" | "bad_csv"
   | (string & {});
 
 /** What every function throws on bad input. `instanceof Error` holds. */
@@ -248,6 +353,8 @@ export interface PeakorderError extends Error {
   ops?: string[];
   /** The region that cannot be formed (code "bad_region"): its member ids joined with "+". */
   region?: string;
+  /** The line of a malformed CSV (code "bad_csv"; 1 is the header). */
+  line?: number;
   /** The limit no fusion met (code "peak_limit"), when below 2^53. */
   limit_bytes?: number;
   /** The lowest peak the search found (code "peak_limit"), when below 2^53. */

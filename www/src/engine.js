@@ -5,9 +5,11 @@
 // or {id, ok: false, error: {message, code}}. Types:
 //   init     {wasm: ArrayBuffer|Uint8Array}  -> {version, methods}
 //   analyze  {graph: string, options: {method, budget_ms, max_states}, fusion: bool}
-//            -> {plan, program, planned, model, layout, rank, regions, fusion, fusionError, timings}
+//            -> {plan, program, planned, model, layout, rank, arena, arenaError, regions, fusion,
+//                fusionError, timings}
 //            (`layout`: dagre's, for a graph small enough to draw whole; else null, and the view
-//            groups it)
+//            groups it; `arena`: the wasm `layout()` object of the planned order, docs/layout.md,
+//            drawn by the arena panel, or null with `arenaError` {message, code})
 //   fuse     {graph: string, options: {budget_ms, max_states}} -> {fusion, fusionError, regions}
 // `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, docs/design.md §4) when
 // asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
@@ -71,10 +73,25 @@ function analyze(text, options, fusion) {
   const t3 = performance.now();
   const fused = fusion ? fuse(text, options) : { fusion: null, fusionError: null, regions: null };
   const t4 = performance.now();
+  const { arena, arenaError } = staticLayout(text, plan.order, options);
+  const t5 = performance.now();
   return {
-    plan, program, programError, planned, model, layout, rank, ...fused,
-    timings: { plan_ms: t1 - t0, simulate_ms: t2 - t1, layout_ms: t3 - t2, fuse_ms: t4 - t3 },
+    plan, program, programError, planned, model, layout, rank, arena, arenaError, ...fused,
+    timings: { plan_ms: t1 - t0, simulate_ms: t2 - t1, layout_ms: t3 - t2, fuse_ms: t4 - t3, arena_layout_ms: t5 - t4 },
   };
+}
+
+// The arena panel's layout gets the planning budget, at most a second: the page waits for it.
+const ARENA_MAX_BUDGET_MS = 1000;
+
+/** The static memory layout of the planned order (the npm `layout()`), for the arena panel. */
+function staticLayout(text, order, options) {
+  const budget = Math.min(Number(options.budget_ms) || ARENA_MAX_BUDGET_MS, ARENA_MAX_BUDGET_MS);
+  try {
+    return { arena: wasm.layout(text, { order, budget_ms: budget }), arenaError: null };
+  } catch (e) {
+    return { arena: null, arenaError: errorOf(e) };
+  }
 }
 
 // The fusion search plans hundreds of fused graphs; it gets at least the core's default budget

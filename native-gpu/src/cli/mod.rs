@@ -11,6 +11,7 @@ mod error;
 mod fuse;
 mod import;
 mod input;
+mod layout;
 mod plan;
 mod report;
 mod run;
@@ -54,6 +55,9 @@ enum Command {
     /// Write one self-contained HTML page (the web view, scripts and wasm inlined) for GRAPH:
     /// it works offline from disk and inside notebooks (docs/web.md).
     Report(report::ReportArgs),
+    /// Give every tensor a byte offset in one arena for an order (docs/layout.md): INPUT is a
+    /// graph (its order planned, or --order) or a MiniMalloc CSV (id,lower,upper,size).
+    Layout(layout::LayoutArgs),
     /// The seed example (ten parallel paths), planned and executed, with nothing to pass.
     Demo(demo::DemoArgs),
 }
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         } => import::run(a),
         Command::Fuse(a) => fuse::run(a),
         Command::Report(a) => report::run(a),
+        Command::Layout(a) => layout::run(a),
         Command::Demo(a) => demo::run(a),
     }
 }

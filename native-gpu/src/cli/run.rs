@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use peakorder::units::{format_bytes, format_bytes_signed};
-use peakorder::{Graph, Method, OpIx};
+use peakorder::{Graph, LayoutOptions, Method, OpIx};
 use peakorder_gpu::exec::{self, Backend, Device, ExecError, Prepared, RunResult};
 use serde::Serialize;
 
@@ -40,6 +40,14 @@ pub struct RunArgs {
     compare: bool,
     #[command(flatten)]
     limits: SearchLimits,
+    /// Run each order in one buffer of its layout's arena, every tensor at its offset
+    /// (docs/layout.md); the measured high-water mark must be the arena.
+    #[arg(long)]
+    arena: bool,
+    /// With --arena: round sizes and offsets up to a multiple of this many bytes and of the
+    /// device's own (4 on the CPU, 256 on CUDA).
+    #[arg(long, requires = "arena")]
+    align: Option<u64>,
     /// Print exact JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -82,6 +90,12 @@ pub struct RunRow {
     pub measured_peak_bytes: u64,
     pub inputs_bytes: u64,
     pub elapsed_ms: f64,
+    /// `--arena`: the layout's arena, which the measured high-water mark must equal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arena_bytes: Option<u64>,
+    /// `--arena`: the layout's alignment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub align: Option<u64>,
 }
 
 /// The whole `--json` output (docs/design.md §5).
@@ -131,13 +145,42 @@ pub fn execute_all(
     let mut results = Vec::new();
     for (label, order) in orders {
         let r = exec::execute(g, prepared, order, backend)?;
-        runs.push(RunRow {
-            order: label.clone(),
-            planned_peak_bytes: r.planned_peak_bytes,
-            measured_peak_bytes: r.measured_peak_bytes,
-            inputs_bytes: r.inputs_bytes,
-            elapsed_ms: r.elapsed_ms,
-        });
+        runs.push(row(label, &r, None));
+        results.push(r);
+    }
+    Ok(Execution {
+        device: device.name().to_string(),
+        runs,
+        describe: backend.describe(),
+        results,
+    })
+}
+
+fn row(label: &str, r: &RunResult, align: Option<u64>) -> RunRow {
+    RunRow {
+        order: label.to_string(),
+        planned_peak_bytes: r.planned_peak_bytes,
+        measured_peak_bytes: r.measured_peak_bytes,
+        inputs_bytes: r.inputs_bytes,
+        elapsed_ms: r.elapsed_ms,
+        arena_bytes: r.arena_bytes,
+        align,
+    }
+}
+
+/// Runs each (label, layout) in one arena on `backend` (`run --arena`).
+pub fn execute_all_in_arenas(
+    g: &Graph,
+    prepared: &Prepared,
+    device: Device,
+    backend: &mut dyn Backend,
+    layouts: &[(String, peakorder::Layout)],
+) -> Result<Execution, CliError> {
+    let mut runs = Vec::new();
+    let mut results = Vec::new();
+    for (label, layout) in layouts {
+        let r = exec::execute_arena(g, prepared, layout, backend)?;
+        runs.push(row(label, &r, Some(layout.align)));
         results.push(r);
     }
     Ok(Execution {
@@ -158,28 +201,41 @@ fn with_above(peak: u64, inputs: u64) -> String {
 
 /// The text report of an execution.
 pub fn render(ex: &Execution) -> String {
-    let mut t = Table::new(&[
-        ("order", false),
-        ("planned peak (above inputs)", true),
+    let arena = ex.results.iter().any(|r| r.arena_bytes.is_some());
+    let mut cols = vec![("order", false), ("planned peak (above inputs)", true)];
+    if arena {
+        cols.push(("arena (above inputs)", true));
+    }
+    cols.extend([
         ("measured peak (above inputs)", true),
         ("difference", true),
         ("time", true),
     ]);
+    let mut t = Table::new(&cols);
     for (row, r) in ex.runs.iter().zip(&ex.results) {
-        t.row(vec![
+        let target = r.arena_bytes.unwrap_or(r.planned_peak_bytes);
+        let mut cells = vec![
             row.order.clone(),
             with_above(r.planned_peak_bytes, r.inputs_bytes),
+        ];
+        if let Some(a) = r.arena_bytes {
+            cells.push(with_above(a, r.inputs_bytes));
+        }
+        cells.extend([
             with_above(r.measured_peak_bytes, r.inputs_bytes),
-            format_bytes_signed(r.measured_peak_bytes as i128 - r.planned_peak_bytes as i128),
+            format_bytes_signed(r.measured_peak_bytes as i128 - target as i128),
             ms(r.elapsed_ms),
         ]);
+        t.row(cells);
     }
     let mut s = format!("{:<10}{}\n\n{}\n", "device", ex.describe, t.render());
     let exact = ex
         .results
         .iter()
-        .all(|r| r.measured_peak_bytes == r.planned_peak_bytes);
-    if exact {
+        .all(|r| r.measured_peak_bytes == r.arena_bytes.unwrap_or(r.planned_peak_bytes));
+    if exact && arena {
+        s.push_str("measured = planned arena, to the byte, in every run (one buffer, every tensor at its offset)\n");
+    } else if exact {
         s.push_str("measured = planned, to the byte, in every run\n");
     } else {
         for (row, r) in ex.runs.iter().zip(&ex.results) {
@@ -224,10 +280,32 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
             orders.push(("planned".into(), plan.order_ix));
         }
     }
+    if a.align == Some(0) {
+        return Err(CliError::Input("--align must be at least 1 byte".into()));
+    }
     // Refuse unfit ops before touching any device.
     let prepared = exec::prepare(&g)?;
     let (device, mut backend) = open_device(choice)?;
-    let ex = execute_all(&g, &prepared, device, backend.as_mut(), &orders)?;
+    let ex = if a.arena {
+        let device_align = backend
+            .arena_align()
+            .ok_or_else(|| CliError::Other(format!("{} has no arena mode", backend.describe())))?;
+        let align = lcm(a.align.unwrap_or(1), device_align)
+            .ok_or_else(|| CliError::Input("--align is too large".into()))?;
+        let opts = LayoutOptions {
+            align,
+            budget_ms: Some(a.limits.budget.budget_ms),
+            ..LayoutOptions::default()
+        };
+        let mut layouts = Vec::new();
+        for (label, order) in orders {
+            let l = peakorder::layout(&g, &order, &opts, &StdClock::new())?;
+            layouts.push((label, l));
+        }
+        execute_all_in_arenas(&g, &prepared, device, backend.as_mut(), &layouts)?
+    } else {
+        execute_all(&g, &prepared, device, backend.as_mut(), &orders)?
+    };
     if a.json {
         println!("{}", to_json(&ex));
     } else {
@@ -239,4 +317,13 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         ));
     }
     Ok(())
+}
+
+/// Least common multiple, `None` on overflow.
+fn lcm(a: u64, b: u64) -> Option<u64> {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    (a / x).checked_mul(b)
 }

@@ -5,30 +5,38 @@
 //! Kernels are sequential loops in a fixed order (no threads, no FMA contraction), so a given
 //! op computes the same bits whenever it runs.
 
+use std::collections::BTreeMap;
+
 use super::{Backend, ExecError, Kernel, Slot};
 
-/// Host buffers keyed by slot, and the byte counter.
+/// Host buffers keyed by slot, and the byte counter. In arena mode every slot is a range of one
+/// buffer of f32 words instead of a buffer of its own.
 #[derive(Default)]
 pub struct CpuBackend {
-    /// Indexed by storage; f32 words (the last one partly used when bytes % 4 != 0).
-    storages: Vec<Option<Buf>>,
-    workspace: Option<Buf>,
+    /// Indexed by storage.
+    storages: Vec<Option<Place>>,
+    workspace: Option<Place>,
+    /// The arena's words, in arena mode.
+    arena: Option<Vec<f32>>,
+    /// Arena ranges in use: start byte -> (end byte, slot), to refuse an overlapping placement.
+    placed: BTreeMap<u64, (u64, Slot)>,
     current: u64,
     high: u64,
 }
 
-struct Buf {
-    words: Vec<f32>,
-    bytes: u64,
+/// Where a slot's bytes are.
+enum Place {
+    /// Its own f32 words (the last one partly used when bytes % 4 != 0).
+    Own { words: Vec<f32>, bytes: u64 },
+    /// `bytes` bytes of the arena from word `word`.
+    At { word: usize, bytes: u64 },
 }
 
-impl Buf {
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.bytes as usize]
-    }
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        let n = self.bytes as usize;
-        &mut bytemuck::cast_slice_mut(&mut self.words)[..n]
+impl Place {
+    fn bytes(&self) -> u64 {
+        match self {
+            Place::Own { bytes, .. } | Place::At { bytes, .. } => *bytes,
+        }
     }
 }
 
@@ -40,12 +48,33 @@ fn len(n: u64) -> Result<usize, ExecError> {
     usize::try_from(n).map_err(|_| internal(format!("{n} elements do not fit in memory")))
 }
 
+/// The first `n` words of a placement, with the arena split around the output being written.
+struct Split<'a> {
+    left: &'a [f32],
+    right: &'a [f32],
+    /// The output's word range [start, end): `left` ends at start, `right` begins at end.
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Split<'a> {
+    fn get(&self, word: usize, n: usize) -> Option<&'a [f32]> {
+        if word + n <= self.start {
+            self.left.get(word..word + n)
+        } else if word >= self.end {
+            self.right.get(word - self.end..word - self.end + n)
+        } else {
+            None
+        }
+    }
+}
+
 impl CpuBackend {
     pub fn new() -> Self {
         CpuBackend::default()
     }
 
-    fn slot_mut(&mut self, slot: Slot) -> &mut Option<Buf> {
+    fn slot_mut(&mut self, slot: Slot) -> &mut Option<Place> {
         match slot {
             Slot::Workspace => &mut self.workspace,
             Slot::Storage(s) => {
@@ -58,44 +87,151 @@ impl CpuBackend {
         }
     }
 
-    /// The first `n` f32s of storage `s`.
-    fn input(&self, s: u32, n: u64) -> Result<&[f32], ExecError> {
-        let buf = self
-            .storages
+    fn place_of(&self, s: u32) -> Result<&Place, ExecError> {
+        self.storages
             .get(s as usize)
             .and_then(|b| b.as_ref())
-            .ok_or_else(|| internal(format!("storage #{s} is read but not allocated")))?;
-        buf.words
-            .get(..len(n)?)
-            .ok_or_else(|| internal(format!("storage #{s} is smaller than {n} f32s")))
+            .ok_or_else(|| internal(format!("storage #{s} is used but not allocated")))
     }
 
-    /// Takes storage `s` out of the table to write it while inputs are borrowed.
-    fn take_output(&mut self, s: u32) -> Result<Buf, ExecError> {
-        self.storages
-            .get_mut(s as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| internal(format!("storage #{s} is written but not allocated")))
-    }
-
-    fn put_back(&mut self, s: u32, buf: Buf) {
-        self.storages[s as usize] = Some(buf);
-    }
-
-    /// Runs `f` over the first `n` f32s of output storage `y`.
-    fn with_output(
+    /// Runs `f` with the first words of each input storage (`(storage, f32 count)`) and the
+    /// first `out_words` words of output storage `out`, borrowed side by side: an output in its
+    /// own buffer is taken out of the table meanwhile; an output in the arena splits the arena
+    /// around it, and an input overlapping it is an error (the layout forbids it).
+    fn with_io<R>(
         &mut self,
-        y: u32,
-        n: u64,
-        f: impl FnOnce(&Self, &mut [f32]) -> Result<(), ExecError>,
-    ) -> Result<(), ExecError> {
-        let mut out = self.take_output(y)?;
-        let result = match out.words.get_mut(..len(n)?) {
-            Some(dst) => f(self, dst),
-            None => Err(internal(format!("storage #{y} is smaller than {n} f32s"))),
+        out: u32,
+        out_words: u64,
+        inputs: &[(u32, u64)],
+        f: impl FnOnce(&[&[f32]], &mut [f32]) -> R,
+    ) -> Result<R, ExecError> {
+        let out_words = len(out_words)?;
+        let taken = self
+            .storages
+            .get_mut(out as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| internal(format!("storage #{out} is written but not allocated")))?;
+        let result = match taken {
+            Place::Own { mut words, bytes } => {
+                let r = (|| {
+                    let mut ins = Vec::with_capacity(inputs.len());
+                    for &(s, n) in inputs {
+                        ins.push(self.own_input(s, len(n)?, None)?);
+                    }
+                    let dst = words.get_mut(..out_words).ok_or_else(|| {
+                        internal(format!("storage #{out} is smaller than {out_words} f32s"))
+                    })?;
+                    Ok(f(&ins, dst))
+                })();
+                self.storages[out as usize] = Some(Place::Own { words, bytes });
+                r
+            }
+            Place::At { word, bytes } => {
+                let mut arena = self.arena.take().unwrap_or_default();
+                let r = (|| {
+                    if word + out_words > arena.len() {
+                        return Err(internal(format!("storage #{out} runs past the arena")));
+                    }
+                    let (left, rest) = arena.split_at_mut(word);
+                    let (dst, right) = rest.split_at_mut(out_words);
+                    let split = Split {
+                        left,
+                        right,
+                        start: word,
+                        end: word + out_words,
+                    };
+                    let mut ins = Vec::with_capacity(inputs.len());
+                    for &(s, n) in inputs {
+                        ins.push(self.own_input(s, len(n)?, Some(&split))?);
+                    }
+                    Ok(f(&ins, dst))
+                })();
+                self.arena = Some(arena);
+                self.storages[out as usize] = Some(Place::At { word, bytes });
+                r
+            }
         };
-        self.put_back(y, out);
         result
+    }
+
+    /// The first `n` words of input storage `s`, from its own buffer or the split arena.
+    fn own_input<'a>(
+        &'a self,
+        s: u32,
+        n: usize,
+        split: Option<&Split<'a>>,
+    ) -> Result<&'a [f32], ExecError> {
+        let short = || internal(format!("storage #{s} is smaller than {n} f32s"));
+        match self.place_of(s)? {
+            Place::Own { words, .. } => words.get(..n).ok_or_else(short),
+            Place::At { word, .. } => match split {
+                Some(sp) => sp.get(*word, n).ok_or_else(|| {
+                    internal(format!(
+                        "storage #{s} overlaps the output in the arena, or is smaller than {n} f32s"
+                    ))
+                }),
+                None => self
+                    .arena
+                    .as_ref()
+                    .and_then(|a| a.get(*word..*word + n))
+                    .ok_or_else(short),
+            },
+        }
+    }
+
+    /// The bytes of a slot (its first `bytes()` bytes).
+    fn slot_bytes<'a>(&'a self, place: &'a Place) -> Result<&'a [u8], ExecError> {
+        let n = len(place.bytes())?;
+        let words: &[f32] = match place {
+            Place::Own { words, .. } => words,
+            Place::At { word, .. } => self
+                .arena
+                .as_ref()
+                .and_then(|a| a.get(*word..*word + n.div_ceil(4)))
+                .ok_or_else(|| internal("a placement runs past the arena"))?,
+        };
+        bytemuck::cast_slice(words)
+            .get(..n)
+            .ok_or_else(|| internal("a buffer is smaller than its byte count"))
+    }
+
+    /// Writes `data` at the start of a slot.
+    fn write_slot(&mut self, slot: Slot, data: &[u8]) -> Result<(), ExecError> {
+        let (dst, bytes): (&mut [f32], u64) = match slot {
+            Slot::Workspace => match self.workspace.as_mut() {
+                Some(Place::Own { words, bytes }) => (words, *bytes),
+                Some(Place::At { word, bytes }) => {
+                    let n = len(bytes.div_ceil(4))?;
+                    let a = self.arena.as_mut().ok_or_else(|| internal("no arena"))?;
+                    (
+                        a.get_mut(*word..*word + n)
+                            .ok_or_else(|| internal("past the arena"))?,
+                        *bytes,
+                    )
+                }
+                None => return Err(internal("workspace written but not allocated")),
+            },
+            Slot::Storage(s) => match self.storages.get_mut(s as usize).and_then(|p| p.as_mut()) {
+                Some(Place::Own { words, bytes }) => (words, *bytes),
+                Some(Place::At { word, bytes }) => {
+                    let n = len(bytes.div_ceil(4))?;
+                    let a = self.arena.as_mut().ok_or_else(|| internal("no arena"))?;
+                    (
+                        a.get_mut(*word..*word + n)
+                            .ok_or_else(|| internal("past the arena"))?,
+                        *bytes,
+                    )
+                }
+                None => return Err(internal(format!("{slot:?} written but not allocated"))),
+            },
+        };
+        let bytes = len(bytes)?;
+        bytemuck::cast_slice_mut::<f32, u8>(dst)
+            .get_mut(..bytes.min(data.len()))
+            .filter(|d| d.len() == data.len())
+            .ok_or_else(|| internal(format!("{slot:?} is smaller than its data")))?
+            .copy_from_slice(data);
+        Ok(())
     }
 }
 
@@ -128,7 +264,7 @@ impl Backend for CpuBackend {
         if entry.is_some() {
             return Err(internal(format!("{slot:?} allocated twice")));
         }
-        *entry = Some(Buf {
+        *entry = Some(Place::Own {
             words: vec![0.0; words],
             bytes,
         });
@@ -137,118 +273,157 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    fn arena_align(&self) -> Option<u64> {
+        // Kernels read f32 words: every offset must be a whole number of words.
+        Some(4)
+    }
+
+    fn open_arena(&mut self, bytes: u64, _what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        if self.arena.is_some() {
+            return Err(internal("the arena is opened twice"));
+        }
+        self.arena = Some(vec![0.0; len(bytes.div_ceil(4))?]);
+        self.placed.clear();
+        self.current += bytes;
+        self.high = self.high.max(self.current);
+        Ok(())
+    }
+
+    fn place(&mut self, slot: Slot, offset: u64, bytes: u64) -> Result<(), ExecError> {
+        let arena_bytes = self
+            .arena
+            .as_ref()
+            .map(|a| a.len() as u64 * 4)
+            .ok_or_else(|| internal(format!("{slot:?} placed with no arena")))?;
+        if offset % 4 != 0 {
+            return Err(internal(format!(
+                "{slot:?} at offset {offset} is not f32-aligned"
+            )));
+        }
+        let end = offset
+            .checked_add(bytes.div_ceil(4) * 4)
+            .filter(|&e| e <= arena_bytes)
+            .ok_or_else(|| internal(format!("{slot:?} at offset {offset} runs past the arena")))?;
+        if bytes > 0 {
+            // The layout promised that nothing live shares these bytes: hold it to that.
+            if let Some((_, &(e, other))) = self.placed.range(..=offset).next_back() {
+                if e > offset {
+                    return Err(internal(format!(
+                        "{slot:?} overlaps {other:?} in the arena"
+                    )));
+                }
+            }
+            if let Some((&o, &(_, other))) = self.placed.range(offset..).next() {
+                if o < end {
+                    return Err(internal(format!(
+                        "{slot:?} overlaps {other:?} in the arena"
+                    )));
+                }
+            }
+            self.placed.insert(offset, (end, slot));
+        }
+        let entry = self.slot_mut(slot);
+        if entry.is_some() {
+            return Err(internal(format!("{slot:?} placed twice")));
+        }
+        *entry = Some(Place::At {
+            word: len(offset / 4)?,
+            bytes,
+        });
+        Ok(())
+    }
+
     fn free(&mut self, slot: Slot) -> Result<(), ExecError> {
-        let buf = self
+        let place = self
             .slot_mut(slot)
             .take()
             .ok_or_else(|| internal(format!("{slot:?} freed but not allocated")))?;
-        self.current -= buf.bytes;
+        match place {
+            Place::Own { bytes, .. } => self.current -= bytes,
+            Place::At { word, bytes } => {
+                if bytes > 0 {
+                    self.placed.remove(&(word as u64 * 4));
+                }
+            }
+        }
         Ok(())
     }
 
     fn upload(&mut self, slot: Slot, data: &[u8]) -> Result<(), ExecError> {
-        let buf = self
-            .slot_mut(slot)
-            .as_mut()
-            .ok_or_else(|| internal(format!("{slot:?} written but not allocated")))?;
-        buf.bytes_mut()
-            .get_mut(..data.len())
-            .ok_or_else(|| internal(format!("{slot:?} is smaller than its data")))?
-            .copy_from_slice(data);
-        Ok(())
+        self.write_slot(slot, data)
     }
 
     fn launch(&mut self, kernel: &Kernel) -> Result<(), ExecError> {
         match *kernel {
-            Kernel::Relu { x, y, n } => self.with_output(y, n, |me, dst| {
-                let src = me.input(x, n)?;
-                for (d, &s) in dst.iter_mut().zip(src) {
+            Kernel::Relu { x, y, n } => self.with_io(y, n, &[(x, n)], |ins, dst| {
+                for (d, &s) in dst.iter_mut().zip(ins[0]) {
                     *d = if s > 0.0 { s } else { 0.0 };
                 }
-                Ok(())
             }),
             Kernel::Add { a, b, y, n } | Kernel::Mul { a, b, y, n } => {
                 let add = matches!(kernel, Kernel::Add { .. });
-                self.with_output(y, n, |me, dst| {
-                    let (a, b) = (me.input(a, n)?, me.input(b, n)?);
-                    for ((d, &p), &q) in dst.iter_mut().zip(a).zip(b) {
+                self.with_io(y, n, &[(a, n), (b, n)], |ins, dst| {
+                    for ((d, &p), &q) in dst.iter_mut().zip(ins[0]).zip(ins[1]) {
                         *d = if add { p + q } else { p * q };
                     }
-                    Ok(())
                 })
             }
             Kernel::Matmul { a, b, y, m, k, n } => {
                 let out = m
                     .checked_mul(n)
                     .ok_or_else(|| internal("matmul output size overflows"))?;
-                self.with_output(y, out, |me, dst| {
-                    let (ma, mb) = (me.input(a, m * k)?, me.input(b, k * n)?);
-                    let (k, n) = (len(k)?, len(n)?);
+                let (kk, nn) = (len(k)?, len(n)?);
+                self.with_io(y, out, &[(a, m * k), (b, k * n)], |ins, dst| {
+                    let (ma, mb) = (ins[0], ins[1]);
                     dst.fill(0.0);
                     // i-p-j order: rows of b stream through the cache; each dst element sums
                     // its k products in increasing p, the same order on every run.
-                    for (i, row) in dst.chunks_exact_mut(n.max(1)).enumerate() {
-                        for p in 0..k {
-                            let s = ma[i * k + p];
-                            let brow = &mb[p * n..(p + 1) * n];
+                    for (i, row) in dst.chunks_exact_mut(nn.max(1)).enumerate() {
+                        for p in 0..kk {
+                            let s = ma[i * kk + p];
+                            let brow = &mb[p * nn..(p + 1) * nn];
                             for (d, &q) in row.iter_mut().zip(brow) {
                                 *d += s * q;
                             }
                         }
                     }
-                    Ok(())
                 })
             }
             Kernel::Sum { x, y, rows, cols } => {
                 let total = rows
                     .checked_mul(cols)
                     .ok_or_else(|| internal("sum input size overflows"))?;
-                self.with_output(y, rows, |me, dst| {
-                    let src = me.input(x, total)?;
-                    let cols = len(cols)?;
+                let c = len(cols)?;
+                self.with_io(y, rows, &[(x, total)], |ins, dst| {
                     for (r, d) in dst.iter_mut().enumerate() {
                         let mut acc = 0.0f32;
-                        for &v in &src[r * cols..(r + 1) * cols] {
+                        for &v in &ins[0][r * c..(r + 1) * c] {
                             acc += v;
                         }
                         *d = acc;
                     }
-                    Ok(())
                 })
             }
             Kernel::Copy { x, y, bytes } => {
+                let words = bytes.div_ceil(4);
                 let n = len(bytes)?;
-                let mut out = self.take_output(y)?;
-                let result = {
-                    let src = self
-                        .storages
-                        .get(x as usize)
-                        .and_then(|b| b.as_ref())
-                        .ok_or_else(|| internal(format!("storage #{x} read but not allocated")));
-                    match (src, out.bytes_mut().get_mut(..n)) {
-                        (Ok(src), Some(dst)) => match src.bytes().get(..n) {
-                            Some(s) => {
-                                dst.copy_from_slice(s);
-                                Ok(())
-                            }
-                            None => Err(internal(format!("storage #{x} is smaller than {n}"))),
-                        },
-                        (Err(e), _) => Err(e),
-                        (_, None) => Err(internal(format!("storage #{y} is smaller than {n}"))),
-                    }
-                };
-                self.put_back(y, out);
-                result
+                self.with_io(y, words, &[(x, words)], |ins, dst| {
+                    let src: &[u8] = bytemuck::cast_slice(ins[0]);
+                    let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+                    out[..n].copy_from_slice(&src[..n]);
+                })
             }
             Kernel::Fill { ref outputs, word } => {
                 let pattern = word.to_le_bytes();
                 for &(s, bytes) in outputs {
-                    let mut out = self.take_output(s)?;
-                    let n = len(bytes)?.min(out.bytes as usize);
-                    for (i, b) in out.bytes_mut()[..n].iter_mut().enumerate() {
-                        *b = pattern[i % 4];
-                    }
-                    self.put_back(s, out);
+                    let have = self.place_of(s)?.bytes();
+                    let n = len(bytes.min(have))?;
+                    self.with_io(s, (n as u64).div_ceil(4), &[], |_, dst| {
+                        let out: &mut [u8] = bytemuck::cast_slice_mut(dst);
+                        for (i, b) in out[..n].iter_mut().enumerate() {
+                            *b = pattern[i % 4];
+                        }
+                    })?;
                 }
                 Ok(())
             }
@@ -264,11 +439,12 @@ impl Backend for CpuBackend {
     }
 
     fn download(&mut self, slot: Slot, bytes: u64) -> Result<Vec<u8>, ExecError> {
-        let buf = self
-            .slot_mut(slot)
-            .as_ref()
-            .ok_or_else(|| internal(format!("{slot:?} read but not allocated")))?;
-        buf.bytes()
+        let place = match slot {
+            Slot::Workspace => self.workspace.as_ref(),
+            Slot::Storage(s) => self.storages.get(s as usize).and_then(|p| p.as_ref()),
+        }
+        .ok_or_else(|| internal(format!("{slot:?} read but not allocated")))?;
+        self.slot_bytes(place)?
             .get(..len(bytes)?)
             .map(<[u8]>::to_vec)
             .ok_or_else(|| internal(format!("{slot:?} is smaller than {bytes} bytes")))
@@ -277,6 +453,8 @@ impl Backend for CpuBackend {
     fn free_all(&mut self) {
         self.storages.clear();
         self.workspace = None;
+        self.arena = None;
+        self.placed.clear();
         self.current = 0;
     }
 }

@@ -111,7 +111,13 @@ fn probe_unguarded() -> Result<i32, ExecError> {
 struct DevBuf {
     ptr: sys::CUdeviceptr,
     bytes: u64,
+    /// False for a place in the arena: freeing it only unbinds it.
+    owned: bool,
 }
+
+/// Offsets in the arena are multiples of this: cudaMalloc's own alignment, enough for every
+/// kernel here (f32 loads, cuBLAS).
+const ARENA_ALIGN: u64 = 256;
 
 struct Funcs {
     relu: CudaFunction,
@@ -130,6 +136,8 @@ pub struct CudaBackend {
     pool: sys::CUmemoryPool,
     storages: Vec<Option<DevBuf>>,
     workspace: Option<DevBuf>,
+    /// Arena mode: the one buffer every storage and workspace is placed in.
+    arena: Option<DevBuf>,
     /// Bytes the pool takes for each requested size, probed in `prepare`.
     charges: HashMap<u64, u64>,
     name: String,
@@ -200,6 +208,7 @@ impl CudaBackend {
             pool,
             storages: Vec::new(),
             workspace: None,
+            arena: None,
             charges: HashMap::new(),
             name,
         };
@@ -253,6 +262,33 @@ impl CudaBackend {
         // SAFETY: ptr came from raw_alloc and is freed once; the stream orders it after its uses.
         unsafe { result::free_async(ptr, self.stream.cu_stream()) }.map_err(drv("freeing"))?;
         self.sync_stream()
+    }
+
+    /// Allocates `bytes` from the pool (0 for none), naming `what` when the device is full.
+    fn alloc_bytes(
+        &self,
+        bytes: u64,
+        what: &dyn Fn() -> String,
+    ) -> Result<sys::CUdeviceptr, ExecError> {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        match self.raw_alloc(bytes) {
+            Ok(p) => Ok(p),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                let free = self
+                    .ctx
+                    .mem_get_info()
+                    .map(|(free, total)| format!("{free} of {total} bytes free"))
+                    .unwrap_or_default();
+                Err(ExecError::OutOfMemory {
+                    what: what(),
+                    bytes,
+                    detail: format!("{}; {free}", self.name),
+                })
+            }
+            Err(e) => Err(drv("allocating from the pool")(e)),
+        }
     }
 
     fn slot_mut(&mut self, slot: Slot) -> &mut Option<DevBuf> {
@@ -393,9 +429,10 @@ impl CudaBackend {
             .iter_mut()
             .filter_map(Option::take)
             .chain(self.workspace.take())
+            .chain(self.arena.take())
             .collect();
         for b in bufs {
-            if b.bytes > 0 {
+            if b.bytes > 0 && b.owned {
                 let _ = self.raw_free(b.ptr);
             }
         }
@@ -490,29 +527,59 @@ impl Backend for CudaBackend {
             if self.slot_mut(slot).is_some() {
                 return Err(ExecError::Internal(format!("{slot:?} allocated twice")));
             }
-            let ptr = if bytes == 0 {
-                0
-            } else {
-                match self.raw_alloc(bytes) {
-                    Ok(p) => p,
-                    Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                        let free = self
-                            .ctx
-                            .mem_get_info()
-                            .map(|(free, total)| format!("{free} of {total} bytes free"))
-                            .unwrap_or_default();
-                        return Err(ExecError::OutOfMemory {
-                            what: what(),
-                            bytes,
-                            detail: format!("{}; {free}", self.name),
-                        });
-                    }
-                    Err(e) => return Err(drv("allocating from the pool")(e)),
-                }
-            };
-            *self.slot_mut(slot) = Some(DevBuf { ptr, bytes });
+            let ptr = self.alloc_bytes(bytes, what)?;
+            *self.slot_mut(slot) = Some(DevBuf {
+                ptr,
+                bytes,
+                owned: true,
+            });
             Ok(())
         })
+    }
+
+    fn arena_align(&self) -> Option<u64> {
+        Some(ARENA_ALIGN)
+    }
+
+    fn open_arena(&mut self, bytes: u64, what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        guarded(|| {
+            self.bind()?;
+            if self.arena.is_some() {
+                return Err(ExecError::Internal("the arena is opened twice".into()));
+            }
+            let ptr = self.alloc_bytes(bytes, what)?;
+            self.arena = Some(DevBuf {
+                ptr,
+                bytes,
+                owned: true,
+            });
+            Ok(())
+        })
+    }
+
+    fn place(&mut self, slot: Slot, offset: u64, bytes: u64) -> Result<(), ExecError> {
+        let (base, size) = match &self.arena {
+            Some(a) => (a.ptr, a.bytes),
+            None => {
+                return Err(ExecError::Internal(format!(
+                    "{slot:?} placed with no arena"
+                )))
+            }
+        };
+        if offset % ARENA_ALIGN != 0 || offset.checked_add(bytes).map_or(true, |e| e > size) {
+            return Err(ExecError::Internal(format!(
+                "{slot:?} at offset {offset} ({bytes} bytes) does not fit the {size}-byte arena"
+            )));
+        }
+        if self.slot_mut(slot).is_some() {
+            return Err(ExecError::Internal(format!("{slot:?} placed twice")));
+        }
+        *self.slot_mut(slot) = Some(DevBuf {
+            ptr: base + offset,
+            bytes,
+            owned: false,
+        });
+        Ok(())
     }
 
     fn free(&mut self, slot: Slot) -> Result<(), ExecError> {
@@ -522,7 +589,7 @@ impl Backend for CudaBackend {
                 .slot_mut(slot)
                 .take()
                 .ok_or_else(|| ExecError::Internal(format!("{slot:?} freed but not allocated")))?;
-            if buf.bytes > 0 {
+            if buf.bytes > 0 && buf.owned {
                 self.raw_free(buf.ptr)?;
             }
             Ok(())

@@ -163,6 +163,27 @@ pub trait Backend {
     /// Frees everything still allocated (graph outputs, pinned inputs, or all of it after an
     /// error). Must be safe to call more than once.
     fn free_all(&mut self);
+
+    /// Arena mode: the alignment every offset in the arena must have, or `None` when the
+    /// backend has no arena mode.
+    fn arena_align(&self) -> Option<u64> {
+        None
+    }
+    /// Arena mode: allocates the one buffer of `bytes` that every storage and workspace of the
+    /// run is then placed in (counted like any allocation).
+    fn open_arena(&mut self, _bytes: u64, _what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        Err(ExecError::BadInput(format!(
+            "{} has no arena mode",
+            self.describe()
+        )))
+    }
+    /// Arena mode: binds `slot` to `bytes` bytes at `offset` in the arena (nothing is
+    /// allocated); [`Backend::free`] unbinds it.
+    fn place(&mut self, slot: Slot, _offset: u64, _bytes: u64) -> Result<(), ExecError> {
+        Err(ExecError::Internal(format!(
+            "{slot:?} placed with no arena mode"
+        )))
+    }
 }
 
 /// What one execution measured.
@@ -180,18 +201,21 @@ pub struct RunResult {
     pub elapsed_ms: f64,
     /// FNV-1a 64 of every graph output's bytes, in the graph's output order.
     pub outputs_checksum: u64,
+    /// Arena mode: the layout's arena (what the high-water mark must be); `None` otherwise.
+    pub arena_bytes: Option<u64>,
 }
 
 impl RunResult {
     /// Bytes the allocator's rounding may add to the planned peak.
     pub fn rounding_allowance_bytes(&self) -> u64 {
         self.charged_peak_bytes
-            .saturating_sub(self.planned_peak_bytes)
+            .saturating_sub(self.arena_bytes.unwrap_or(self.planned_peak_bytes))
     }
-    /// True when the measurement agrees with the plan up to the allocator's rounding.
+    /// True when the measurement agrees with the plan up to the allocator's rounding: the
+    /// simulator's peak, or in arena mode the layout's arena.
     pub fn matches_plan(&self) -> bool {
-        self.measured_peak_bytes >= self.planned_peak_bytes
-            && self.measured_peak_bytes <= self.charged_peak_bytes
+        let planned = self.arena_bytes.unwrap_or(self.planned_peak_bytes);
+        self.measured_peak_bytes >= planned && self.measured_peak_bytes <= self.charged_peak_bytes
     }
 }
 
@@ -205,9 +229,60 @@ pub fn execute<B: Backend + ?Sized>(
 ) -> Result<RunResult, ExecError> {
     g.check_order(order)?;
     let planned = peakorder::simulate::peak_of(g, order);
-    let result = drive(g, prepared, order, backend, planned);
+    let result = drive(g, prepared, order, backend, planned, None);
     backend.free_all();
     result
+}
+
+/// Runs `layout.order_ix` in one arena of `layout.arena_bytes` (docs/layout.md): the backend
+/// allocates that one buffer, and every storage and workspace is placed at its offset in it
+/// instead of being allocated. The layout must be for this graph with the backend's
+/// [`Backend::arena_align`] (a multiple of it).
+pub fn execute_arena<B: Backend + ?Sized>(
+    g: &Graph,
+    prepared: &Prepared,
+    layout: &peakorder::Layout,
+    backend: &mut B,
+) -> Result<RunResult, ExecError> {
+    let order = &layout.order_ix;
+    g.check_order(order)?;
+    let align = backend
+        .arena_align()
+        .ok_or_else(|| ExecError::BadInput(format!("{} has no arena mode", backend.describe())))?;
+    if layout.align % align != 0
+        || layout.tensor_offsets.len() != g.num_tensors()
+        || layout.op_workspace_offsets.len() != g.num_ops()
+    {
+        return Err(ExecError::BadInput(format!(
+            "the layout does not fit this graph and device (alignment {} where the device needs              a multiple of {align})",
+            layout.align
+        )));
+    }
+    let planned = peakorder::simulate::peak_of(g, order);
+    let result = drive(g, prepared, order, backend, planned, Some(layout));
+    backend.free_all();
+    result
+}
+
+/// Gives `slot` its memory: an allocation, or its place in the arena.
+fn take<B: Backend + ?Sized>(
+    backend: &mut B,
+    arena: Option<&peakorder::Layout>,
+    slot: Slot,
+    offset: u64,
+    bytes: u64,
+    what: &dyn Fn() -> String,
+) -> Result<u64, ExecError> {
+    match arena {
+        None => {
+            backend.alloc(slot, bytes, what)?;
+            Ok(backend.charge(bytes))
+        }
+        Some(_) => {
+            backend.place(slot, offset, bytes)?;
+            Ok(0)
+        }
+    }
 }
 
 fn drive<B: Backend + ?Sized>(
@@ -216,9 +291,17 @@ fn drive<B: Backend + ?Sized>(
     order: &[OpIx],
     backend: &mut B,
     planned: u64,
+    arena: Option<&peakorder::Layout>,
 ) -> Result<RunResult, ExecError> {
-    let mut sizes: Vec<u64> = (0..g.num_tensors() as u32).map(|s| g.size(s)).collect();
-    sizes.extend((0..g.num_ops() as u32).map(|v| g.workspace(v)));
+    let mut sizes: Vec<u64> = match arena {
+        // In arena mode the arena is the only allocation.
+        Some(l) => vec![l.arena_bytes],
+        None => {
+            let mut v: Vec<u64> = (0..g.num_tensors() as u32).map(|s| g.size(s)).collect();
+            v.extend((0..g.num_ops() as u32).map(|v| g.workspace(v)));
+            v
+        }
+    };
     sizes.retain(|&b| b > 0);
     sizes.sort_unstable();
     sizes.dedup();
@@ -229,49 +312,69 @@ fn drive<B: Backend + ?Sized>(
     let mut charged: u64 = 0;
     let mut charged_peak: u64 = 0;
     let start = Instant::now();
+    let (off, ws_off): (&[u64], &[u64]) = match arena {
+        Some(l) => {
+            backend.open_arena(l.arena_bytes, &|| "the arena".to_string())?;
+            charged += backend.charge(l.arena_bytes);
+            (&l.tensor_offsets, &l.op_workspace_offsets)
+        }
+        None => (&[], &[]),
+    };
+    let at = |table: &[u64], i: u32| table.get(i as usize).copied().unwrap_or(0);
     for s in g.input_storages() {
         let bytes = g.size(s);
         let id = &g.tensors()[s as usize].id;
         let what = || format!("graph input {}", show_id(id));
-        backend.alloc(Slot::Storage(s), bytes, &what)?;
+        charged += take(backend, arena, Slot::Storage(s), at(off, s), bytes, &what)?;
         backend.upload(Slot::Storage(s), &data::input_bytes(id, bytes))?;
-        charged += backend.charge(bytes);
     }
     charged_peak = charged_peak.max(charged);
 
     let mut remaining: Vec<u32> = (0..g.num_tensors() as u32)
         .map(|s| g.users(s).len() as u32)
         .collect();
+    let release = |backend: &mut B, bytes: u64| -> u64 {
+        if arena.is_some() {
+            0
+        } else {
+            backend.charge(bytes)
+        }
+    };
     for &v in order {
         let op = &g.ops()[v as usize].id;
         let what = || format!("op {}", show_id(op));
         for &s in g.creates(v) {
-            backend.alloc(Slot::Storage(s), g.size(s), &what)?;
-            charged += backend.charge(g.size(s));
+            charged += take(
+                backend,
+                arena,
+                Slot::Storage(s),
+                at(off, s),
+                g.size(s),
+                &what,
+            )?;
         }
         let ws = g.workspace(v);
         if ws > 0 {
-            backend.alloc(Slot::Workspace, ws, &what)?;
-            charged += backend.charge(ws);
+            charged += take(backend, arena, Slot::Workspace, at(ws_off, v), ws, &what)?;
         }
         charged_peak = charged_peak.max(charged);
         backend.launch(&prepared.kernels[v as usize])?;
         if ws > 0 {
             backend.free(Slot::Workspace)?;
-            charged -= backend.charge(ws);
+            charged -= release(backend, ws);
         }
         for &s in g.reads(v) {
             let r = &mut remaining[s as usize];
             *r -= 1;
             if *r == 0 && !g.pinned(s) {
                 backend.free(Slot::Storage(s))?;
-                charged -= backend.charge(g.size(s));
+                charged -= release(backend, g.size(s));
             }
         }
         for &s in g.creates(v) {
             if g.users(s).is_empty() && !g.pinned(s) {
                 backend.free(Slot::Storage(s))?;
-                charged -= backend.charge(g.size(s));
+                charged -= release(backend, g.size(s));
             }
         }
     }
@@ -291,6 +394,7 @@ fn drive<B: Backend + ?Sized>(
         inputs_bytes: g.inputs_bytes(),
         elapsed_ms,
         outputs_checksum: hash.finish(),
+        arena_bytes: arena.map(|l| l.arena_bytes),
     })
 }
 

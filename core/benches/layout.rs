@@ -1,0 +1,232 @@
+//! Layout benchmark (`cargo bench -p peakorder --bench layout`), in two tables:
+//!
+//! 1. MiniMalloc's 11 "challenging" instances (tests/minimalloc, capacity 1,048,576 bytes): the
+//!    arena and CPU time of `auto` asked to fit the capacity, beside the greedy-by-size baseline
+//!    (TFLite / XLA best fit) and its ratio to the peak of live bytes.
+//! 2. Real graphs (every `*.json` graph under the directories given with `--graphs DIR`, default
+//!    tests/cases and tests/hard): plan with `auto`, lay the order out with `--align 1`, and
+//!    report arena / planned peak and the time, with how many meet the peak exactly; where the
+//!    planned order's arena is above its peak, `+orders` is the arena / planned peak after the
+//!    order search at the same peak (what `peakorder layout` does, slack 0).
+//!
+//! Times are CPU time of this thread (benches/common): the median of `--reps N` runs (default 5),
+//! unaffected by other load on a shared machine. `--budget-ms N` is each layout's budget (default
+//! 10,000 for the instances, the library default for graphs). `--only minimalloc|graphs` runs one
+//! table.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{cpu_ms, CpuClock};
+use peakorder::layout::{csv, layout_intervals, plan_and_layout, LayoutMethod, LayoutOptions};
+use peakorder::{Graph, Hooks, PlanOptions};
+
+struct Args {
+    reps: usize,
+    budget_ms: Option<f64>,
+    only: Option<String>,
+    graphs: Vec<PathBuf>,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        reps: 5,
+        budget_ms: None,
+        only: None,
+        graphs: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(5),
+            "--budget-ms" => a.budget_ms = it.next().and_then(|v| v.parse().ok()),
+            "--only" => a.only = it.next(),
+            "--graphs" => a.graphs.extend(it.next().map(PathBuf::from)),
+            _ => {} // cargo bench passes --bench
+        }
+    }
+    if a.graphs.is_empty() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        a.graphs = vec![root.join("tests/cases"), root.join("tests/hard")];
+    }
+    a
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn minimalloc(a: &Args) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/minimalloc");
+    let capacity = 1_048_576u64;
+    println!(
+        "MiniMalloc challenging instances, capacity {capacity} bytes; CPU ms, median of {} runs",
+        a.reps
+    );
+    println!(
+        "{:<4} {:>5} {:>9} {:>9} {:>6} {:>10} {:>9} {:>10} {:>7}",
+        "inst", "bufs", "peak", "arena", "fits", "auto ms", "nodes", "size arena", "ratio"
+    );
+    for name in "ABCDEFGHIJK".chars() {
+        let path = dir.join(format!("{name}.{capacity}.csv"));
+        let text = std::fs::read_to_string(&path).expect("vendored instance");
+        let iv = csv::parse(&text).expect("valid csv");
+        let opts = LayoutOptions {
+            method: LayoutMethod::Auto,
+            capacity: Some(capacity),
+            budget_ms: Some(a.budget_ms.unwrap_or(10_000.0)),
+            ..LayoutOptions::default()
+        };
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..a.reps {
+            let t0 = cpu_ms();
+            let l = layout_intervals(&iv, &opts, &CpuClock, &Hooks::default()).expect("layout");
+            times.push(cpu_ms() - t0);
+            last = Some(l);
+        }
+        let l = last.expect("one run");
+        let size = layout_intervals(
+            &iv,
+            &LayoutOptions {
+                method: LayoutMethod::Size,
+                ..LayoutOptions::default()
+            },
+            &CpuClock,
+            &Hooks::default(),
+        )
+        .expect("size layout");
+        let peak = size.lower_bound_bytes;
+        println!(
+            "{:<4} {:>5} {:>9} {:>9} {:>6} {:>10.1} {:>9} {:>10} {:>7.3}",
+            name,
+            iv.buffers.len(),
+            peak,
+            l.arena_bytes,
+            if l.within_capacity { "yes" } else { "NO" },
+            median(times),
+            l.search_nodes,
+            size.arena_bytes,
+            size.arena_bytes as f64 / peak as f64
+        );
+    }
+}
+
+fn graph_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn graphs(a: &Args) {
+    println!(
+        "\nReal graphs: plan (auto), then lay out the order with align 1; CPU ms, median of {} runs",
+        a.reps
+    );
+    println!(
+        "{:<48} {:>6} {:>7} {:>13} {:>13} {:>8} {:>8} {:>9} {:>8}",
+        "graph", "ops", "bufs", "peak", "arena", "ratio", "optimal", "layout ms", "+orders"
+    );
+    let (mut total, mut exact, mut within1, mut joint_exact) = (0, 0, 0, 0);
+    let mut worst: f64 = 1.0;
+    for path in graph_files(&a.graphs) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(g) = Graph::from_json(&text) else {
+            continue;
+        };
+        let plan = match peakorder::plan(&g, &PlanOptions::default(), &CpuClock) {
+            Ok(p) => p,
+            Err(_) => continue,
+        };
+        let mut opts = LayoutOptions::default();
+        if let Some(b) = a.budget_ms {
+            opts.budget_ms = Some(b);
+        }
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..a.reps {
+            let t0 = cpu_ms();
+            let l = peakorder::layout(&g, &plan.order_ix, &opts, &CpuClock).expect("layout");
+            times.push(cpu_ms() - t0);
+            last = Some(l);
+        }
+        let l = last.expect("one run");
+        let ratio = l.arena_bytes as f64 / l.peak_bytes.max(1) as f64;
+        total += 1;
+        // Where the planned order's arena is above its peak: the order search at the same peak
+        // (plan_and_layout, slack 0), as `peakorder layout` runs it; its arena / planned peak.
+        let joint = if l.arena_bytes == l.peak_bytes {
+            exact += 1;
+            joint_exact += 1;
+            String::from("-")
+        } else {
+            let j = plan_and_layout(
+                &g,
+                &PlanOptions::default(),
+                &opts,
+                0.0,
+                &CpuClock,
+                &Hooks::default(),
+            )
+            .expect("plan and layout");
+            if j.arena_bytes == plan.peak_bytes {
+                joint_exact += 1;
+            }
+            format!(
+                "{:.4}",
+                j.arena_bytes as f64 / plan.peak_bytes.max(1) as f64
+            )
+        };
+        if ratio <= 1.01 {
+            within1 += 1;
+        }
+        worst = worst.max(ratio);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        println!(
+            "{:<48} {:>6} {:>7} {:>13} {:>13} {:>8.4} {:>8} {:>9.2} {:>8}",
+            name,
+            g.num_ops(),
+            l.buffers.len(),
+            l.peak_bytes,
+            l.arena_bytes,
+            ratio,
+            l.optimal,
+            median(times),
+            joint
+        );
+    }
+    println!(
+        "{total} graphs: arena = planned peak on {exact} ({:.1}%), within 1% on {within1}; worst ratio {worst:.4}; \
+         with the order search at the same peak, arena = planned peak on {joint_exact} ({:.1}%)",
+        100.0 * exact as f64 / total.max(1) as f64,
+        100.0 * joint_exact as f64 / total.max(1) as f64
+    );
+}
+
+fn main() {
+    let a = args();
+    if a.only.as_deref() != Some("graphs") {
+        minimalloc(&a);
+    }
+    if a.only.as_deref() != Some("minimalloc") {
+        graphs(&a);
+    }
+}

@@ -1,0 +1,80 @@
+//! Local improvement of a greedy layout, after the hill climbing of TVM's unified static memory
+//! planner (USMP, `tir.usmp.algo.hill_climb`): the layout is the best-fit placement of a buffer
+//! order ([`super::best_fit`]), and the search perturbs the order and keeps a perturbation when the
+//! height does not grow. Moves: take a buffer that reaches the current top and move it to a
+//! random earlier position (it then gets first pick of the gaps), or swap two random buffers.
+//! Sideways moves are kept, so the search drifts across plateaus. A fixed-seed generator makes
+//! runs reproducible; the clock is read after every placement.
+
+use super::best_fit;
+use super::overlaps::Overlaps;
+use super::problem::Buffer;
+use crate::budget::Budget;
+
+/// Improves `(order, offsets, height)` until `stop_at` is reached or the budget ends.
+pub fn improve(
+    bufs: &[Buffer],
+    overlaps: &Overlaps,
+    mut order: Vec<u32>,
+    mut best: (Vec<u64>, u64),
+    stop_at: u64,
+    budget: &Budget,
+) -> (Vec<u64>, u64) {
+    let n = order.len();
+    if n < 2 {
+        return best;
+    }
+    let mut rng = SplitMix(0x9e37_79b9_7f4a_7c15 ^ n as u64);
+    let mut pos = vec![0usize; n];
+    let mut rounds: u64 = 0;
+    while best.1 > stop_at && !budget.expired() && rounds < budget.max_states {
+        rounds += 1;
+        for (p, &b) in order.iter().enumerate() {
+            pos[b as usize] = p;
+        }
+        let mut trial = order.clone();
+        if rng.below(2) == 0 {
+            // A buffer at the top, moved earlier.
+            let tops: Vec<usize> = (0..n)
+                .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
+                .collect();
+            if tops.is_empty() {
+                break;
+            }
+            let b = tops[rng.below(tops.len() as u64) as usize];
+            let from = pos[b];
+            if from == 0 {
+                continue;
+            }
+            let to = rng.below(from as u64) as usize;
+            let item = trial.remove(from);
+            trial.insert(to, item);
+        } else {
+            let i = rng.below(n as u64) as usize;
+            let j = rng.below(n as u64) as usize;
+            trial.swap(i, j);
+        }
+        let placed = best_fit::place(bufs, overlaps, &trial);
+        if placed.1 <= best.1 {
+            best = placed;
+            order = trial;
+        }
+    }
+    best
+}
+
+/// SplitMix64: a small, fixed-seed generator (no dependency, same sequence everywhere).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}

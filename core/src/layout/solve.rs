@@ -1,0 +1,365 @@
+//! Runs a layout method on a fixed-interval problem under a budget, and re-checks the result.
+//!
+//! `auto` and `exact` split the problem first ([`super::decompose`]): buffers spanning their group
+//! go at its bottom, and the independent groups left (leaves) are laid out one by one. Each leaf
+//! gets the fast portfolio (best fit by size, lifetime, conflicts and area, and best fit in
+//! allocation order); where the arena is still above the lower bound, the exact search
+//! ([`super::canonical`]) runs as a decision procedure on the leaves above a target arena: first
+//! the lower bound itself (real graphs nearly always fit there), then halving the gap. A proof
+//! that a leaf cannot fit raises the bound, so `optimal` is reported only when proven. `auto` keeps
+//! a quarter of its budget for local improvement ([`super::hill_climb`]) of the leaves the search
+//! could not settle. With a capacity, the search stops at the first layout within it.
+//!
+//! The single heuristics (`size`, `duration`, `conflicts`, `area`, `online`) run on the whole
+//! problem as their authors describe them, with no decomposition: they are the baselines.
+
+use super::best_fit::{self, Rank};
+use super::canonical::{Nodes, Outcome, Solver};
+use super::check::{check, Conflict};
+use super::decompose::decompose;
+use super::hill_climb;
+use super::online;
+use super::options::LayoutMethod;
+use super::overlaps::Overlaps;
+use super::problem::{peak_live, Buffer, Problem};
+use crate::budget::Budget;
+use crate::error::Error;
+
+/// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
+/// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
+pub const MAX_PAIRS: usize = 4_000_000;
+/// Most (buffer, section) memberships a group may have for the exact search.
+const MAX_SPANS: u64 = 8_000_000;
+
+/// A solved problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// One offset per buffer (0 for zero-size buffers).
+    pub offsets: Vec<u64>,
+    /// Bytes the arena needs: the highest buffer top.
+    pub arena: u64,
+    /// A proven lower bound on every layout's arena (the peak of live bytes, raised by the
+    /// search's proofs; above the capacity when none fits it).
+    pub lower_bound: u64,
+    /// Proven: `arena == lower_bound`.
+    pub optimal: bool,
+    /// Exact search nodes expanded.
+    pub nodes: u64,
+}
+
+/// Lays out `problem` with `method`; `capacity` (if any) is the arena to fit in, after which the
+/// search stops.
+pub fn solve(
+    problem: &Problem,
+    method: LayoutMethod,
+    capacity: Option<u64>,
+    budget: &Budget,
+) -> Result<Placement, Error> {
+    let bufs = problem.buffers();
+    let lower = problem.lower_bound();
+    let (offsets, mut bound, nodes) = match method {
+        LayoutMethod::Auto | LayoutMethod::Exact => {
+            let (off, bound, nodes) = by_groups(bufs, method, capacity, budget);
+            (off, bound.max(lower), nodes)
+        }
+        LayoutMethod::Online => (online::place(bufs).0, lower, 0),
+        LayoutMethod::Size
+        | LayoutMethod::Duration
+        | LayoutMethod::Conflicts
+        | LayoutMethod::Area
+        | LayoutMethod::Local => {
+            let all: Vec<u32> = (0..bufs.len() as u32).collect();
+            let overlaps =
+                Overlaps::of(bufs, &all, MAX_PAIRS).ok_or_else(|| Error::NotApplicable {
+                    method: method.name().into(),
+                    reason: format!(
+                        "more than {MAX_PAIRS} pairs of buffers overlap in time; use auto or online"
+                    ),
+                })?;
+            let off = match method.rank() {
+                Some(rank) => {
+                    best_fit::place(bufs, &overlaps, &best_fit::ranked(bufs, &overlaps, rank)).0
+                }
+                None => {
+                    let (order, placed) = best_ranked(bufs, &overlaps);
+                    hill_climb::improve(bufs, &overlaps, order, placed, lower, budget).0
+                }
+            };
+            (off, lower, 0)
+        }
+    };
+    let arena = height(bufs, &offsets);
+    if let Err(c) = check(bufs, &offsets, arena, problem.align()) {
+        return Err(Error::BadLayout {
+            what: format!("the {} layout", method.name()),
+            reason: format!("failed its own check ({}); this is a bug", describe(c)),
+        });
+    }
+    // A proof can never pass a layout that exists; the clamp only guards against a bug.
+    bound = bound.min(arena.max(lower));
+    Ok(Placement {
+        offsets,
+        arena,
+        lower_bound: bound,
+        optimal: arena == bound,
+        nodes,
+    })
+}
+
+fn describe(c: Conflict) -> String {
+    match c {
+        Conflict::Overlap { a, b, at } => format!("buffers #{a} and #{b} overlap at time {at}"),
+        Conflict::Outside { a } => format!("buffer #{a} ends above the arena"),
+        Conflict::Misaligned { a } => format!("buffer #{a} is misaligned"),
+    }
+}
+
+/// Highest buffer top.
+pub fn height(bufs: &[Buffer], offsets: &[u64]) -> u64 {
+    bufs.iter()
+        .zip(offsets)
+        .filter(|(b, _)| b.size > 0)
+        .map(|(b, &o)| o + b.size)
+        .max()
+        .unwrap_or(0)
+}
+
+/// A best-fit placement order and what it gives: (order, (offsets, height)).
+type Ranked = (Vec<u32>, (Vec<u64>, u64));
+
+/// The best of the four ranked best-fit orders.
+fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps) -> Ranked {
+    let mut best: Option<Ranked> = None;
+    for rank in [Rank::Size, Rank::Duration, Rank::Conflicts, Rank::Area] {
+        let order = best_fit::ranked(bufs, overlaps, rank);
+        let placed = best_fit::place(bufs, overlaps, &order);
+        if best.as_ref().map_or(true, |(_, (_, h))| placed.1 < *h) {
+            best = Some((order, placed));
+        }
+    }
+    best.unwrap_or_default()
+}
+
+/// One independent group and its best layout so far.
+struct Group {
+    base: u64,
+    members: Vec<u32>,
+    bufs: Vec<Buffer>,
+    overlaps: Option<Overlaps>,
+    /// The best-fit order behind `off`, when a best-fit order gave the best layout.
+    order: Option<Vec<u32>>,
+    off: Vec<u64>,
+    height: u64,
+    /// Proven lower bound on this group's height.
+    bound: u64,
+    /// The exact search may run here (overlap graph and section memberships within limits).
+    searchable: bool,
+}
+
+impl Group {
+    fn top(&self) -> u64 {
+        self.base + self.height
+    }
+}
+
+/// `auto` / `exact`: decomposition, portfolio, then the exact search. Returns (offsets, proven
+/// bound, nodes).
+fn by_groups(
+    bufs: &[Buffer],
+    method: LayoutMethod,
+    capacity: Option<u64>,
+    budget: &Budget,
+) -> (Vec<u64>, u64, u64) {
+    let forest = decompose(bufs);
+    let mut offsets = vec![0u64; bufs.len()];
+    for &(i, o) in &forest.stacked {
+        offsets[i as usize] = o;
+    }
+    let mut groups: Vec<Group> = forest
+        .leaves
+        .into_iter()
+        .map(|leaf| {
+            let local: Vec<Buffer> = leaf.buffers.iter().map(|&i| bufs[i as usize]).collect();
+            let pos: Vec<u32> = (0..local.len() as u32).collect();
+            let overlaps = Overlaps::of(&local, &pos, MAX_PAIRS);
+            let bound = peak_live(&local, pos);
+            let (off, h) = online::place(&local);
+            let mut g = Group {
+                base: leaf.base,
+                members: leaf.buffers,
+                overlaps,
+                order: None,
+                off,
+                height: h,
+                bound,
+                searchable: false,
+                bufs: local,
+            };
+            if let Some(ov) = &g.overlaps {
+                let (order, placed) = best_ranked(&g.bufs, ov);
+                if placed.1 < g.height {
+                    (g.off, g.height) = placed;
+                    g.order = Some(order);
+                }
+                let spans: u64 = {
+                    let s = super::problem::Sections::of(
+                        &g.bufs,
+                        &(0..g.bufs.len() as u32).collect::<Vec<_>>(),
+                    );
+                    s.lo.iter().zip(&s.hi).map(|(&l, &h)| (h - l) as u64).sum()
+                };
+                g.searchable = spans <= MAX_SPANS;
+            }
+            g
+        })
+        .collect();
+    let global_bound = groups
+        .iter()
+        .map(|g| g.base + g.bound)
+        .max()
+        .unwrap_or(0)
+        .max(forest.stacked_top);
+    let arena_of = |groups: &[Group]| {
+        groups
+            .iter()
+            .map(Group::top)
+            .max()
+            .unwrap_or(0)
+            .max(forest.stacked_top)
+    };
+    let mut nodes = Nodes { used: 0 };
+    let mut lo = global_bound; // every arena below `lo` is proven impossible
+                               // `auto` leaves a quarter of the remaining time to local improvement.
+    let search_deadline = match (method, budget.deadline_ms) {
+        (LayoutMethod::Auto, Some(d)) => {
+            let now = budget.clock.now_ms();
+            Some(now + (d - now).max(0.0) * 0.75)
+        }
+        (_, d) => d,
+    };
+    let search_budget = Budget {
+        clock: budget.clock,
+        deadline_ms: search_deadline,
+        max_states: budget.max_states,
+        max_memory_bytes: budget.max_memory_bytes,
+        cancel: budget.cancel,
+        progress: None,
+    };
+    // The exact search, in rounds of a doubling node limit. Each round asks the groups above
+    // a target whether they fit it: first the bound (real graphs nearly always fit there), then
+    // a looser target (the capacity, or halfway to the best arena), so that one hard question
+    // does not take all the time while an easier one would have improved the arena.
+    let solvers: Vec<Option<Solver>> = groups
+        .iter()
+        .map(|g| match (&g.overlaps, g.searchable) {
+            (Some(ov), true) => Some(Solver::new(&g.bufs, ov)),
+            _ => None,
+        })
+        .collect();
+    let mut scale: u64 = 2;
+    'rounds: loop {
+        let mut decided_any = false;
+        // A search hit its node limit: a higher one may decide it.
+        let mut open = false;
+        for pick in 0..2 {
+            let arena = arena_of(&groups);
+            let target = match (capacity, pick) {
+                (Some(c), _) if arena <= c => break 'rounds,
+                (None, _) if arena <= lo => break 'rounds,
+                (_, 0) => lo,
+                (Some(c), _) => c,
+                (None, _) => lo + (arena - 1 - lo) / 2,
+            };
+            if pick == 1 && target == lo {
+                continue;
+            }
+            // With a capacity, the bound gets only the first two (cheap) rounds: when it is
+            // easy it is found at once and is optimal; when it is not, the capacity is the
+            // question asked.
+            if pick == 0 && capacity.is_some_and(|c| c > lo) && scale > 4 {
+                continue;
+            }
+            if target < forest.stacked_top {
+                // A stacked buffer alone reaches above the target: no layout fits it.
+                lo = lo.max(target + 1);
+                decided_any = true;
+                continue;
+            }
+            for (k, g) in groups.iter_mut().enumerate() {
+                if g.top() <= target {
+                    continue;
+                }
+                if target < g.base + g.bound {
+                    lo = lo.max(target + 1);
+                    decided_any = true;
+                    break;
+                }
+                let Some(solver) = &solvers[k] else {
+                    // Too large to search: the target stays open.
+                    break;
+                };
+                let limit = scale.saturating_mul(g.bufs.len() as u64);
+                match solver.round(target - g.base, limit, &search_budget, &mut nodes) {
+                    Outcome::Found(off) => {
+                        g.height = height(&g.bufs, &off);
+                        g.off = off;
+                        g.order = None;
+                        decided_any = true;
+                    }
+                    Outcome::Infeasible => {
+                        g.bound = g.bound.max(target - g.base + 1);
+                        lo = lo.max(target + 1);
+                        decided_any = true;
+                        break;
+                    }
+                    Outcome::Limit => {
+                        open = true;
+                        break;
+                    }
+                    Outcome::Stopped => break 'rounds,
+                }
+            }
+        }
+        if capacity.is_some_and(|c| lo > c)
+            || search_budget.expired()
+            || nodes.used >= budget.max_states
+        {
+            // The capacity is proven out of reach, or the budget is spent.
+            break;
+        }
+        if !decided_any {
+            if !open {
+                // Nothing left the search can answer (the groups above are too large).
+                break;
+            }
+            scale = scale.saturating_mul(2);
+        }
+    }
+    // Local improvement of the groups that still reach above the bound.
+    if method == LayoutMethod::Auto && capacity.map_or(true, |c| arena_of(&groups) > c) {
+        let goal = capacity.unwrap_or(lo).max(lo);
+        for g in groups.iter_mut().filter(|g| g.top() > goal) {
+            let Some(ov) = &g.overlaps else { continue };
+            let order = g
+                .order
+                .take()
+                .unwrap_or_else(|| best_fit::ranked(&g.bufs, ov, Rank::Size));
+            let start = best_fit::place(&g.bufs, ov, &order);
+            let start = if start.1 <= g.height {
+                start
+            } else {
+                (std::mem::take(&mut g.off), g.height)
+            };
+            let stop_at = goal.saturating_sub(g.base);
+            let (off, h) = hill_climb::improve(&g.bufs, ov, order, start, stop_at, budget);
+            g.off = off;
+            g.height = h;
+        }
+    }
+    for g in &groups {
+        for (k, &i) in g.members.iter().enumerate() {
+            offsets[i as usize] = g.base + g.off[k];
+        }
+    }
+    (offsets, lo, nodes.used)
+}
