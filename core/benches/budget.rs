@@ -6,8 +6,21 @@
 //! peak. With `--check`, exits 1 when a worst time is above 100 ms. With `--out DIR`, also
 //! writes the graphs as JSON there (and `cap-800.json`, for the memory-cap measurement), for the
 //! CLI and Node halves of scripts/bench-budget.sh.
+//!
+//! `-- --overshoot [--quick] [--corpus DIR] [--check]` (issue 17) measures instead how far
+//! `elapsed_ms` goes past the budget: `auto`, `exact` and `local` with budgets of 1, 10, 100
+//! and 1,000 ms on every fixture (`tests/cases`, `tests/hard`), the generated families of
+//! `hard_graphs` and the large-graph bench, and the real-graph corpus (DIR, default
+//! `$PEAKORDER_CORPUS`, else `target/corpus` when it exists). The deadline and `elapsed_ms`
+//! are read on this thread's CPU clock (`benches/common`): the machine is shared, and a wall
+//! clock would mostly measure the neighbours. Prints the worst runs and, per budget, the worst
+//! `elapsed_ms / (1.1 x budget + 5 ms)`, which must stay at most 1 (`--check` exits 1 when
+//! not). `--quick` keeps budgets 1, 10 and 100 ms and graphs of up to 5,000 ops.
 
 use std::time::Instant;
+
+#[path = "common/mod.rs"]
+mod common;
 
 use peakorder::format::GraphSpec;
 use peakorder::generators as gen;
@@ -36,8 +49,132 @@ pub fn hard_graphs() -> Vec<(&'static str, GraphSpec)> {
     ]
 }
 
+/// Every graph the overshoot measurement runs on: name and JSON text.
+fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut out = Vec::new();
+    let mut dirs = vec![format!("{root}/tests/cases"), format!("{root}/tests/hard")];
+    let corpus = corpus
+        .or_else(|| std::env::var("PEAKORDER_CORPUS").ok())
+        .unwrap_or_else(|| format!("{root}/target/corpus"));
+    dirs.push(corpus);
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut files: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("read graph");
+            let name = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            out.push((name, text));
+        }
+    }
+    let mut families: Vec<(&str, peakorder::format::GraphSpec)> = hard_graphs();
+    families.extend([
+        ("unet-6", gen::unet(6, 16, 256)),
+        ("transformer-48", gen::transformer(48, 4, 1024, 1024, true)),
+        ("nas-20x5", gen::nas_cells(5, 20, 5, 32, 32)),
+        ("workflow-20x50", gen::workflow(6, 20, 50)),
+        ("layered-1000x100", gen::random_layered(8, 1000, 100)),
+        ("sp-100k", gen::random_sp(9, 100_000)),
+    ]);
+    for (name, spec) in families {
+        out.push((name.to_string(), spec.to_json()));
+    }
+    if quick {
+        out.retain(|(_, text)| Graph::from_json(text).map_or(true, |g| g.num_ops() <= 5_000));
+    }
+    out
+}
+
+/// `--overshoot`: see the module docs.
+fn overshoot(args: &[String]) {
+    let check = args.iter().any(|a| a == "--check");
+    let quick = args.iter().any(|a| a == "--quick");
+    let corpus = args
+        .iter()
+        .position(|a| a == "--corpus")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let budgets: &[f64] = if quick {
+        &[1.0, 10.0, 100.0]
+    } else {
+        &[1.0, 10.0, 100.0, 1000.0]
+    };
+    let methods = [Method::Auto, Method::Exact, Method::Local];
+    let graphs = overshoot_graphs(quick, corpus);
+    let mut worst: Vec<(f64, String)> = vec![(0.0, String::new()); budgets.len()];
+    let mut rows: Vec<(f64, String)> = Vec::new();
+    let clock = common::CpuClock;
+    for (name, text) in &graphs {
+        let g = Graph::from_json(text).expect("fixtures and generated graphs are valid");
+        for (i, &b) in budgets.iter().enumerate() {
+            for &method in &methods {
+                let opts = PlanOptions {
+                    method,
+                    budget_ms: Some(b),
+                    ..PlanOptions::default()
+                };
+                let Ok(p) = plan(&g, &opts, &clock) else {
+                    continue;
+                };
+                let ratio = p.elapsed_ms / (1.1 * b + 5.0);
+                let what = format!(
+                    "{name} ({} ops), {method}, {b} ms: {:.2} ms",
+                    g.num_ops(),
+                    p.elapsed_ms
+                );
+                if ratio > worst[i].0 {
+                    worst[i] = (ratio, what.clone());
+                }
+                rows.push((ratio, what));
+            }
+        }
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!(
+        "{} graphs x {} budgets x {} methods; the ten worst elapsed / (1.1 x budget + 5 ms):",
+        graphs.len(),
+        budgets.len(),
+        methods.len()
+    );
+    for (r, what) in rows.iter().take(10) {
+        println!("  {r:.3}  {what}");
+    }
+    println!("| budget | worst elapsed / (1.1 x budget + 5 ms) | run |");
+    println!("|---:|---:|---|");
+    for (i, b) in budgets.iter().enumerate() {
+        println!("| {b} ms | {:.3} | {} |", worst[i].0, worst[i].1);
+    }
+    let over = worst.iter().any(|w| w.0 > 1.0);
+    println!(
+        "overall worst {:.3}: {}",
+        worst.iter().map(|w| w.0).fold(0.0, f64::max),
+        if over {
+            "OVER the bound"
+        } else {
+            "within the bound"
+        }
+    );
+    if over && check {
+        std::process::exit(1);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--overshoot") {
+        overshoot(&args);
+        return;
+    }
     let check = args.iter().any(|a| a == "--check");
     let out = args
         .iter()

@@ -11,8 +11,50 @@
 //! still needs, and it uses the memory forced at cut ops (ops that every other op must precede or
 //! follow).
 
+pub mod branching;
+pub mod cut;
+pub mod last_of_set;
+
 use crate::graph::Graph;
 use crate::OpIx;
+
+/// Which argument gave a lower bound (and, when it meets the plan's peak, proved the plan
+/// optimal). Plans and comparisons report it by [`BoundKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoundKind {
+    /// [`lower_bound`]: what every order must hold at known moments.
+    Simple,
+    /// [`crate::order::exact::part_lower_bound`]: the exact search's start bound over the parts between cut ops.
+    Part,
+    /// The exact search: it finished (the optimum), or the least f-value it left open.
+    Search,
+    /// Liu's algorithm applied (an optimum).
+    Liu,
+    /// The whole-graph cut bound ([`cut`]).
+    Cut,
+    /// The last-of-set bound ([`last_of_set`]).
+    LastOfSet,
+    /// The first-of-set bound ([`last_of_set`], its mirror).
+    FirstOfSet,
+    /// Precedence branching ([`branching`]).
+    Branching,
+}
+
+impl BoundKind {
+    /// The name in plans (`"proof"`, `"lower_bound_by"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundKind::Simple => "simple",
+            BoundKind::Part => "part",
+            BoundKind::Search => "search",
+            BoundKind::Liu => "liu",
+            BoundKind::Cut => "cut",
+            BoundKind::LastOfSet => "last-of-set",
+            BoundKind::FirstOfSet => "first-of-set",
+            BoundKind::Branching => "branching",
+        }
+    }
+}
 
 /// True when storage `s` is live from the start and never freed.
 fn always_live(g: &Graph, s: u32) -> bool {

@@ -25,6 +25,16 @@ impl Network {
         }
     }
 
+    /// Empties the network and gives it `nodes` nodes, keeping its allocations (for callers
+    /// that build many networks one after another).
+    pub fn reset(&mut self, nodes: usize) {
+        self.head.clear();
+        self.head.resize(nodes, NONE);
+        self.next.clear();
+        self.to.clear();
+        self.cap.clear();
+    }
+
     pub fn nodes(&self) -> usize {
         self.head.len()
     }
@@ -42,6 +52,20 @@ impl Network {
     /// The maximum flow from `s` to `t` (the capacity of a minimum cut), or at least `limit`
     /// once it reaches it (the caller only needs to know that much). Consumes the capacities.
     pub fn max_flow(&mut self, s: u32, t: u32, limit: u64) -> u64 {
+        self.max_flow_until(s, t, limit, &|| false).0
+    }
+
+    /// [`Network::max_flow`], stopping between phases once `stop()` is true (a phase is one
+    /// pass over the edges; a flow on a 100,000-node network can take hundreds). Returns the
+    /// flow so far and whether it is final (the maximum, or at least `limit`); when it is not,
+    /// the flow so far is still at most the minimum cut.
+    pub fn max_flow_until(
+        &mut self,
+        s: u32,
+        t: u32,
+        limit: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> (u64, bool) {
         let n = self.nodes();
         let mut flow = 0u64;
         let mut level = vec![u32::MAX; n];
@@ -50,6 +74,9 @@ impl Network {
         // The current path as edge indices.
         let mut path: Vec<u32> = Vec::new();
         while flow < limit {
+            if stop() {
+                return (flow, false);
+            }
             // Levels by breadth-first search over edges with capacity left.
             level.fill(u32::MAX);
             level[s as usize] = 0;
@@ -90,7 +117,7 @@ impl Network {
                     }
                     flow += push;
                     if flow >= limit {
-                        return flow;
+                        return (flow, true);
                     }
                     // Back to the tail of the first saturated edge.
                     let k = path
@@ -131,7 +158,30 @@ impl Network {
                 }
             }
         }
-        flow
+        (flow, true)
+    }
+}
+
+impl Network {
+    /// The nodes on the source side of a minimum cut: those reachable from `s` along edges with
+    /// capacity left. Meaningful after [`Network::max_flow`] returned less than its limit (the
+    /// flow is then maximum).
+    pub fn source_side(&self, s: u32) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes()];
+        seen[s as usize] = true;
+        let mut stack = vec![s];
+        while let Some(u) = stack.pop() {
+            let mut e = self.head[u as usize];
+            while e != NONE {
+                let v = self.to[e as usize];
+                if self.cap[e as usize] > 0 && !seen[v as usize] {
+                    seen[v as usize] = true;
+                    stack.push(v);
+                }
+                e = self.next[e as usize];
+            }
+        }
+        seen
     }
 }
 
@@ -157,6 +207,11 @@ mod tests {
             f.add_edge(a, b, c);
         }
         assert_eq!(f.clone().max_flow(0, 5, u64::MAX), 23);
+        let mut g = f.clone();
+        g.max_flow(0, 5, u64::MAX);
+        // CLRS's minimum cut: {s, v1, v2, v4} on the source side.
+        let side = g.source_side(0);
+        assert_eq!(side, vec![true, true, true, false, true, false]);
         assert_eq!(f.max_flow(0, 5, 10), 10);
     }
 

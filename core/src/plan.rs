@@ -15,6 +15,8 @@ use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 
+use crate::bounds::cut::{cut_bound, during_in, CutNetwork};
+use crate::bounds::{lower_bound, BoundKind};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
@@ -139,21 +141,39 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
         Method::Sp => order::series_parallel::sp_order(g).map(Ordering::heuristic),
         Method::Spize => Ok(Ordering::heuristic(order::spize::spize_order(g))),
-        Method::Local => Ok(Ordering::heuristic(order::local_search::improve(
-            g,
-            &order::greedy::greedy_order(g),
-            budget,
-        ))),
+        Method::Local => {
+            // The greedy start costs about 0.4 µs per op: with no time for it, the program
+            // order (one pass) is the start, when it is topological.
+            let start = match order::program::program_order(g) {
+                Ok(p)
+                    if budget
+                        .share_ms(1.0, None)
+                        .is_some_and(|ms| ms < greedy_ms(g)) =>
+                {
+                    p
+                }
+                _ => order::greedy::greedy_order(g),
+            };
+            Ok(Ordering::heuristic(order::local_search::improve(
+                g, &start, budget,
+            )))
+        }
         Method::Inductor => Ok(Ordering::heuristic(order::inductor::inductor_order(g))),
         Method::Xla => Ok(Ordering::heuristic(order::xla::xla_order(g))),
         Method::Liu => order::liu::liu_order(g).map(|order| Ordering {
             order,
             proven_optimal: true,
             lower_bound: None,
+            bound_by: Some(BoundKind::Liu),
         }),
         Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
         Method::Auto => Ok(order::auto::auto_order(g, budget)),
     }
+}
+
+/// About how long the greedy order takes on `g` (0.4 µs per op, measured on 100,000 ops).
+fn greedy_ms(g: &Graph) -> f64 {
+    g.num_ops() as f64 * 4e-4
 }
 
 /// A plan (docs/design.md §3).
@@ -169,6 +189,11 @@ pub struct Plan {
     pub lower_bound_bytes: u64,
     /// True only when proven: the peak equals the lower bound, or an exact method finished.
     pub optimal: bool,
+    /// What proved the plan optimal ([`BoundKind::name`]: `"liu"`, `"search"`, `"cut"`,
+    /// `"last-of-set"`, `"branching"`, `"part"`, `"simple"`); `None` unless `optimal`.
+    pub proof: Option<&'static str>,
+    /// What gave `lower_bound_bytes` (the same names).
+    pub lower_bound_by: &'static str,
     /// The method's name.
     pub method: String,
     /// Peak of the file's order; `None` when the file's order is not topological.
@@ -250,6 +275,43 @@ pub fn plan(g: &Graph, opts: &PlanOptions, clock: &dyn Clock) -> Result<Plan, Er
     plan_hooked(g, opts, clock, &Hooks::default())
 }
 
+/// The best lower bound for a plan of `g` whose order (of `method`) peaks at `peak`, and what
+/// gave it. A proven optimum is itself the best bound. Otherwise, the method's own bound, the
+/// part bound and (for the methods that do not compute it themselves) the whole-graph cut
+/// bound with the plan's order for its upper bounds: the last two cost tens of milliseconds on
+/// large graphs, so they share the search's deadline (`stop`); past it, the bounds in hand
+/// are reported (still true, maybe less tight).
+fn plan_bound(
+    g: &Graph,
+    method: Method,
+    ordering: &Ordering,
+    peak: u64,
+    stop: &dyn Fn() -> bool,
+) -> (u64, BoundKind) {
+    if ordering.proven_optimal {
+        return (peak, ordering.bound_by.unwrap_or(BoundKind::Search));
+    }
+    let offer = |best: &mut (u64, BoundKind), b: u64, by: BoundKind| {
+        if b > best.0 {
+            *best = (b, by);
+        }
+    };
+    let mut best = (lower_bound(g), BoundKind::Simple);
+    if let Some(b) = ordering.lower_bound {
+        offer(&mut best, b, ordering.bound_by.unwrap_or(BoundKind::Search));
+    }
+    if best.0 < peak {
+        offer(&mut best, part_lower_bound_until(g, stop), BoundKind::Part);
+    }
+    if best.0 < peak && method != Method::Auto && !stop() {
+        let net = CutNetwork::new(g, &[]);
+        let upper = during_in(g, &ordering.order);
+        let c = cut_bound(g, &net, &upper, best.0, 0, stop);
+        offer(&mut best, c.bytes, BoundKind::Cut);
+    }
+    (best.0.min(peak), best.1)
+}
+
 /// [`plan`] with a cancel flag and a progress callback.
 pub fn plan_hooked<'a>(
     g: &Graph,
@@ -259,22 +321,16 @@ pub fn plan_hooked<'a>(
 ) -> Result<Plan, Error> {
     let budget = make_budget(opts, clock, clock.now_ms(), hooks);
     let (ordering, peak, elapsed_ms) = plan_one(g, opts, clock, hooks)?;
-    // A proven optimum is itself the best lower bound. The stronger part bound costs tens of
-    // milliseconds on a 5,000-op graph, so it shares the search's deadline: past it, only the
-    // linear bound and the search's own are reported (still true, maybe less tight).
-    let bound = if ordering.proven_optimal {
-        peak
-    } else {
-        part_lower_bound_until(g, &|| budget.expired())
-            .max(ordering.lower_bound.unwrap_or(0))
-            .min(peak)
-    };
+    let (bound, by) = plan_bound(g, opts.method, &ordering, peak, &|| budget.expired());
+    let optimal = ordering.proven_optimal || peak == bound;
     Ok(Plan {
         order: g.op_ids(&ordering.order),
         peak_bytes: peak,
         inputs_bytes: g.inputs_bytes(),
         lower_bound_bytes: bound,
-        optimal: ordering.proven_optimal || peak == bound,
+        optimal,
+        proof: optimal.then_some(by.name()),
+        lower_bound_by: by.name(),
         method: opts.method.name().to_string(),
         program_order_peak_bytes: program_peak(g),
         elapsed_ms,
@@ -291,6 +347,8 @@ pub struct MethodRow {
     pub peak_bytes: Option<u64>,
     /// Proven: the method proved it, or its peak meets the best lower bound.
     pub optimal: bool,
+    /// What proved this row's peak optimal (as [`Plan::proof`]); `None` unless `optimal`.
+    pub proof: Option<&'static str>,
     /// Time the method took, on the caller's clock.
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -301,8 +359,10 @@ pub struct MethodRow {
 /// Every method side by side.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
-    /// The best lower bound: the part bound, or a method's proof.
+    /// The best lower bound: the part bound, the cut bound, or a method's proof.
     pub lower_bound_bytes: u64,
+    /// What gave `lower_bound_bytes` ([`BoundKind::name`]).
+    pub lower_bound_by: &'static str,
     /// Memory at the start (every graph input).
     pub inputs_bytes: u64,
     /// One row per method, in [`Method::ALL`]'s order.
@@ -321,7 +381,18 @@ pub fn compare_hooked<'a>(
     clock: &'a dyn Clock,
     hooks: &Hooks<'a>,
 ) -> Comparison {
-    let mut bound = part_lower_bound(g);
+    let simple = lower_bound(g);
+    let part = part_lower_bound(g);
+    let mut bound = if part > simple {
+        (part, BoundKind::Part)
+    } else {
+        (simple, BoundKind::Simple)
+    };
+    let offer = |bound: &mut (u64, BoundKind), b: u64, by: BoundKind| {
+        if b > bound.0 {
+            *bound = (b, by);
+        }
+    };
     let mut runs = Vec::new();
     for &method in Method::ALL {
         let o = PlanOptions {
@@ -330,34 +401,63 @@ pub fn compare_hooked<'a>(
         };
         let r = plan_one(g, &o, clock, hooks);
         if let Ok((ordering, peak, _)) = &r {
-            bound = bound.max(ordering.lower_bound.unwrap_or(0));
+            let by = ordering.bound_by.unwrap_or(BoundKind::Search);
+            offer(&mut bound, ordering.lower_bound.unwrap_or(0), by);
             if ordering.proven_optimal {
-                bound = bound.max(*peak);
+                offer(&mut bound, *peak, by);
             }
         }
         runs.push((method, r));
     }
+    // The cut bound, with every method's order bounding each op's cut from above.
+    let best_peak = runs
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok().map(|x| x.1))
+        .min()
+        .unwrap_or(0);
+    if bound.0 < best_peak {
+        let net = CutNetwork::new(g, &[]);
+        let mut upper = vec![u64::MAX; g.num_ops()];
+        for (ordering, _, _) in runs.iter().filter_map(|(_, r)| r.as_ref().ok()) {
+            for (u, x) in upper.iter_mut().zip(during_in(g, &ordering.order)) {
+                *u = (*u).min(x);
+            }
+        }
+        let c = cut_bound(g, &net, &upper, bound.0, 0, &|| false);
+        offer(&mut bound, c.bytes.min(best_peak), BoundKind::Cut);
+    }
     let methods = runs
         .into_iter()
         .map(|(method, r)| match r {
-            Ok((ordering, peak, elapsed_ms)) => MethodRow {
-                method: method.name().to_string(),
-                peak_bytes: Some(peak),
-                optimal: ordering.proven_optimal || peak <= bound,
-                elapsed_ms,
-                error: None,
-            },
+            Ok((ordering, peak, elapsed_ms)) => {
+                let optimal = ordering.proven_optimal || peak <= bound.0;
+                let by = if ordering.proven_optimal {
+                    ordering.bound_by.unwrap_or(BoundKind::Search)
+                } else {
+                    bound.1
+                };
+                MethodRow {
+                    method: method.name().to_string(),
+                    peak_bytes: Some(peak),
+                    optimal,
+                    proof: optimal.then_some(by.name()),
+                    elapsed_ms,
+                    error: None,
+                }
+            }
             Err(e) => MethodRow {
                 method: method.name().to_string(),
                 peak_bytes: None,
                 optimal: false,
+                proof: None,
                 elapsed_ms: 0.0,
                 error: Some(e.to_string()),
             },
         })
         .collect();
     Comparison {
-        lower_bound_bytes: bound,
+        lower_bound_bytes: bound.0,
+        lower_bound_by: bound.1.name(),
         inputs_bytes: g.inputs_bytes(),
         methods,
     }

@@ -123,7 +123,8 @@ def plan(
 ) -> Dict[str, Any]:
     """Plans an order for ``graph``; returns ``peakorder plan --json``'s dict: ``order`` (op ids),
     ``peak_bytes``, ``inputs_bytes``, ``lower_bound_bytes``, ``optimal`` (true only when proven),
-    ``method``, ``program_order_peak_bytes`` (``None`` when the file's order is not topological)
+    ``proof`` (what proved it: ``liu``, ``search``, ``cut``, ``last-of-set``, ``first-of-set``, ``branching``,
+    ``part`` or ``simple``; ``None`` unless optimal), ``lower_bound_by``, ``method``, ``program_order_peak_bytes`` (``None`` when the file's order is not topological)
     and ``elapsed_ms``.
 
     ``method``: ``auto`` (default), ``liu``, ``exact``, ``greedy``, ``sp``, ``spize``, ``local``,
@@ -151,8 +152,9 @@ def compare(
     max_memory_mb: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Every method side by side: ``peakorder compare --json``'s dict, ``lower_bound_bytes``,
-    ``inputs_bytes`` and ``methods`` (``method``, ``peak_bytes`` or ``None`` with an ``error``
-    saying why the method does not apply, ``optimal``, ``elapsed_ms``). Options as for
+    ``lower_bound_by``, ``inputs_bytes`` and ``methods`` (``method``, ``peak_bytes`` or ``None``
+    with an ``error`` saying why the method does not apply, ``optimal``, ``proof``,
+    ``elapsed_ms``). Options as for
     :func:`plan`, applied to every method."""
     text, _ = _graph_text(graph)
     return _finish(*_native.compare(text, budget_ms, max_states, max_memory_mb))

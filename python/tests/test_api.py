@@ -61,7 +61,8 @@ def test_the_seed_is_planned_optimally():
     assert p["peak_bytes"] == 3_670_016 and p["optimal"] is True
     assert p["inputs_bytes"] == 2_883_584 and p["program_order_peak_bytes"] == 5_767_168
     assert list(p) == ["order", "peak_bytes", "inputs_bytes", "lower_bound_bytes", "optimal",
-                       "method", "program_order_peak_bytes", "elapsed_ms"]
+                       "proof", "lower_bound_by", "method", "program_order_peak_bytes",
+                       "elapsed_ms"]
     assert p.keys() == cli_json("plan", SEED).keys()
     assert isinstance(p["elapsed_ms"], float) and p["elapsed_ms"] >= 0
 
@@ -265,7 +266,7 @@ def test_simulate_refuses_bad_json_orders():
 def test_compare_matches_the_cli():
     got = peakorder.compare(SEED)
     want = cli_json("compare", SEED)
-    assert list(got) == ["lower_bound_bytes", "inputs_bytes", "methods"]
+    assert list(got) == ["lower_bound_bytes", "lower_bound_by", "inputs_bytes", "methods"]
     assert [m["method"] for m in got["methods"]] == ALL_METHODS
     assert got["lower_bound_bytes"] == want["lower_bound_bytes"] == 3_670_016
     for g, w in zip(got["methods"], want["methods"]):

@@ -33,9 +33,20 @@ pub fn plan_text(plan: &Plan) -> String {
         peak_text(plan.peak_bytes, plan.inputs_bytes),
     );
     line(&mut s, "inputs", format_bytes(plan.inputs_bytes));
-    line(&mut s, "lower bound", format_bytes(plan.lower_bound_bytes));
+    line(
+        &mut s,
+        "lower bound",
+        format!(
+            "{} ({})",
+            format_bytes(plan.lower_bound_bytes),
+            plan.lower_bound_by
+        ),
+    );
     let proof = if plan.optimal {
-        "yes (proven)".to_string()
+        format!(
+            "yes (proven: {})",
+            plan.proof.unwrap_or(plan.lower_bound_by)
+        )
     } else {
         format!(
             "not proven (gap to lower bound {})",

@@ -24,8 +24,8 @@ test('the seed graph plans to 3.5 MiB, from 5.5 MiB in program order', () => {
   // Exactly the docs/design.md §3 fields, as a plain object.
   assert.equal(Object.getPrototypeOf(p), Object.prototype);
   assert.deepEqual(Object.keys(p).sort(), [
-    'elapsed_ms', 'inputs_bytes', 'lower_bound_bytes', 'method', 'optimal', 'order', 'peak_bytes',
-    'program_order_peak_bytes',
+    'elapsed_ms', 'inputs_bytes', 'lower_bound_by', 'lower_bound_bytes', 'method', 'optimal',
+    'order', 'peak_bytes', 'program_order_peak_bytes', 'proof',
   ]);
   assert.ok(Array.isArray(p.order));
 });

@@ -102,6 +102,11 @@ export interface Plan {
   lower_bound_bytes: number;
   /** True only when proven. */
   optimal: boolean;
+  /** What proved it optimal: "liu", "search", "cut", "last-of-set", "first-of-set", "branching", "part" or
+   * "simple"; null unless `optimal`. */
+  proof: string | null;
+  /** What gave `lower_bound_bytes` (the same names). */
+  lower_bound_by: string;
   method: string;
   /** Peak of the file's order; null when the file's order is not a valid order. */
   program_order_peak_bytes: number | null;
@@ -154,6 +159,8 @@ export interface MethodRow {
   /** null when the method does not apply to this graph (then `error` says why). */
   peak_bytes: number | null;
   optimal: boolean;
+  /** What proved this row optimal (as `Plan.proof`); null unless `optimal`. */
+  proof: string | null;
   elapsed_ms: number;
   error?: string;
 }
@@ -161,6 +168,8 @@ export interface MethodRow {
 /** Every method side by side (`compare --json`). */
 export interface Comparison {
   lower_bound_bytes: number;
+  /** What gave `lower_bound_bytes` (as `Plan.lower_bound_by`). */
+  lower_bound_by: string;
   inputs_bytes: number;
   methods: MethodRow[];
 }

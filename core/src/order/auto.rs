@@ -1,32 +1,91 @@
 //! `auto`, the default method: a portfolio that proves what it can.
 //!
 //! 1. An in-forest that Liu's algorithm solves exactly ([`super::liu`]) gets Liu's order: optimal.
-//! 2. Otherwise every near-linear heuristic runs ([`fallback_candidates`]: greedy,
-//!    SP-ization, Inductor's three, XLA's three, the program order) and the best order becomes
-//!    the incumbent of the exact search ([`super::exact`]), which proves it optimal or improves it.
-//! 3. When the search cannot finish within its share of the budget, local search
-//!    ([`local_search::improve_best`]) polishes the best candidates and the search's incumbent
-//!    with the time left; the search's proven lower bound is kept.
+//! 2. Otherwise the near-linear heuristics run ([`fallback_candidates`]: greedy,
+//!    Inductor's three, XLA's three, SP-ization, the program order), each after a look at the
+//!    clock, and the best order is the incumbent.
+//! 3. The proof search ([`crate::bounds::branching`]) takes a share of the time: the whole-graph
+//!    cut bound (every heuristic's order bounds each op's cut from above, so few flows are
+//!    needed), the last-of-set bound, then precedence branching, whose nodes' orders improve
+//!    the incumbent as it goes. Most real graphs are proven right there. On small graphs (up to
+//!    200 ops) only the two bounds run here, and branching after the exact search.
+//! 4. The exact search ([`super::exact`]) starts from that order with that bound as its floor,
+//!    and proves it optimal or improves it.
+//! 5. When neither finished, local search ([`local_search::improve_best`]) polishes the best
+//!    candidates and the searches' orders with the time left; the best proven bound is kept.
+//! 6. Local search usually stops (no move helps) well before the deadline: the proof search
+//!    runs once more from the polished order until the deadline.
 //!
-//! So `auto` is never above any peer heuristic (Inductor's and XLA's choices are among the
-//! candidates), and `optimal` is only claimed when the search proved it.
+//! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
+//! choices are among the candidates), and `optimal` is only claimed when proven.
 
+use crate::bounds::branching::{prove, Limits};
+use crate::bounds::{lower_bound, BoundKind};
 use crate::budget::Budget;
 use crate::graph::Graph;
-use crate::order::exact::exact_search;
+use crate::order::exact::exact_search_above;
 use crate::order::{greedy, inductor, liu, local_search, program, spize, xla, Ordering};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-/// The part of the time left that the exact search may use before local search takes over:
-/// most of it on graphs small enough for a proof to be likely, less on larger ones, where local
-/// search finds more. Measured on 60-op wide DAGs (120 graphs, 100 ms): 0.9 proves 15% more of
-/// them than 0.7 and their peaks end within 0.03%; on the large-graph families (quick bench)
-/// 0.9 left auto's geometric-mean ratio to the peers at 0.892 against 0.881.
-const EXACT_SHARE_SMALL: f64 = 0.9;
-const EXACT_SHARE: f64 = 0.7;
-/// Graphs of up to this many ops get [`EXACT_SHARE_SMALL`].
+/// The part of the time left that the proof search may use, then the part of what is left
+/// after it that the exact search may use, before local search takes the rest: the exact search
+/// proves most small graphs, the proof search most large ones, and local search improves plans
+/// the searches could not prove. Measured on the real-graph corpus and the 60-op families
+/// (docs/benchmarks.md).
+const PROOF_SHARE_SMALL: f64 = 0.3;
+const PROOF_SHARE: f64 = 0.5;
+const EXACT_SHARE_SMALL: f64 = 0.7;
+const EXACT_SHARE: f64 = 0.5;
+/// Small graphs: the part of what the exact search left that branching may use.
+const BRANCH_SHARE_SMALL: f64 = 0.6;
+/// Graphs of up to this many ops get the `_SMALL` shares.
 const SMALL_OPS: usize = 200;
+
+/// About how long one heuristic takes before any has been timed: 0.4 µs per op (greedy on a
+/// 100,000-op layered graph, 40 ms).
+const HEURISTIC_MS_PER_OP: f64 = 4e-4;
+/// About how long a pass over the graph takes per op (see [`candidates_until`]).
+const PASS_MS_PER_OP: f64 = 4e-5;
+
+/// The heuristics' orders in the order they run (cheapest and most often best first). The
+/// program order comes first when it is topological (one pass). A heuristic starts only when
+/// the time left before `budget`'s deadline covers what the last one took (they all cost about
+/// the same), and the first one also when no program order exists: there is always an order.
+fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
+    let runs: [fn(&Graph) -> Vec<OpIx>; 8] = [
+        greedy::greedy_order,
+        inductor::lpmf_order,
+        xla::list_order,
+        inductor::bfs_order,
+        inductor::dfs_order,
+        xla::dfs_order,
+        xla::post_order,
+        spize::spize_order,
+    ];
+    let mut out = Vec::with_capacity(runs.len() + 1);
+    let t = budget.clock.now_ms();
+    if let Ok(p) = program::program_order(g) {
+        out.push(p);
+    }
+    // One pass over the graph: each order found costs two more to score, and the plan five to
+    // check and report. The program order's check is a light one; a simulation costs about
+    // 40 ns per op (3.7 ms on a 100,000-op layered graph).
+    let pass = (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP);
+    let mut last_ms = g.num_ops() as f64 * HEURISTIC_MS_PER_OP;
+    for run in runs {
+        let now = budget.clock.now_ms();
+        let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
+        let after = (2 * out.len() + 7) as f64 * pass;
+        // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
+        if !out.is_empty() && (budget.cancelled() || left < 2.0 * last_ms + after) {
+            break;
+        }
+        out.push(run(g));
+        last_ms = budget.clock.now_ms() - now;
+    }
+    out
+}
 
 /// The near-linear heuristics' orders, as starting points for [`local_search::improve_best`]: greedy, the
 /// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
@@ -51,58 +110,211 @@ pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
 
 /// The heuristics' orders (only valid ones), best (lowest peak) first.
 pub fn heuristic_candidates(g: &Graph) -> Vec<(u64, Vec<OpIx>)> {
-    let mut c: Vec<(u64, Vec<OpIx>)> = fallback_candidates(g)
-        .into_iter()
+    scored(g, fallback_candidates(g).into_iter().map(|c| c.1))
+}
+
+fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<(u64, Vec<OpIx>)> {
+    let mut c: Vec<(u64, Vec<OpIx>)> = orders
         // A heuristic's order is checked before it is trusted as an incumbent.
-        .filter(|(_, o)| g.check_order(o).is_ok())
-        .map(|(_, o)| (peak_of(g, &o), o))
+        .filter(|o| g.check_order(o).is_ok())
+        .map(|o| (peak_of(g, &o), o))
         .collect();
     c.sort_by_key(|x| x.0);
     c
 }
 
-/// Exact search seeded with the best heuristic order (the `exact` method).
+/// Exact search seeded with the best heuristic order (the `exact` method); the heuristics
+/// read the clock between them, as in [`auto_order`].
 pub fn exact_with_heuristics(g: &Graph, budget: &Budget) -> Ordering {
-    let incumbent = heuristic_candidates(g)
+    let (candidates, pass) = timed_candidates(g, budget);
+    let incumbent = candidates
         .into_iter()
         .next()
         .map(|c| c.1)
         .unwrap_or_default();
-    exact_search(g, budget, incumbent).into()
+    if !pass.room(budget, 4.0) {
+        return Ordering::heuristic(incumbent);
+    }
+    crate::order::exact::exact_search(g, budget, incumbent).into()
+}
+
+/// How long one pass over the graph (a simulation, a check) takes, measured while scoring the
+/// heuristics' orders: each phase sets up with a few such passes before it reads the clock
+/// again, so none starts without room for them (a 100,000-op graph needs a few milliseconds
+/// per pass).
+struct Pass(f64);
+
+impl Pass {
+    /// Whether `passes` passes end before `budget`'s deadline.
+    fn room(&self, budget: &Budget, passes: f64) -> bool {
+        budget
+            .deadline_ms
+            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.0)
+    }
+}
+
+/// The heuristics' scored orders (see [`candidates_until`]) and the time of one pass.
+fn timed_candidates(g: &Graph, budget: &Budget) -> (Vec<(u64, Vec<OpIx>)>, Pass) {
+    let orders = candidates_until(g, budget);
+    let (n, t) = (orders.len().max(1) as f64, budget.clock.now_ms());
+    let c = scored(g, orders.into_iter());
+    // Scoring is a check and a simulation per order.
+    let pass = Pass((budget.clock.now_ms() - t) / (2.0 * n));
+    (c, pass)
+}
+
+/// The budget of one phase: `fraction` of the time left before `budget`'s deadline.
+fn share<'a>(budget: &Budget<'a>, fraction: f64) -> Budget<'a> {
+    budget.share(fraction, budget.max_states)
+}
+
+fn proven(order: Vec<OpIx>, by: BoundKind) -> Ordering {
+    Ordering {
+        order,
+        proven_optimal: true,
+        lower_bound: None,
+        bound_by: Some(by),
+    }
+}
+
+/// The proof search's limits within `budget`: its clock, and caps on its nodes, flows and
+/// memory in step with the state and memory caps of the exact search (a node costs a few
+/// dozen flows, and a flow about what a few expansions do).
+fn limits<'b>(budget: &Budget, stop: &'b dyn Fn() -> bool, max_nodes: u64) -> Limits<'b> {
+    Limits {
+        max_nodes,
+        max_flows: (budget.max_states / 8).max(1),
+        max_bytes: budget.max_memory_bytes / 2,
+        stop,
+    }
 }
 
 /// The `auto` portfolio (see the module docs).
 pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if let Ok(order) = liu::liu_order(g) {
-        return Ordering {
-            order,
-            proven_optimal: true,
-            lower_bound: None,
-        };
+        return proven(order, BoundKind::Liu);
     }
-    let candidates = heuristic_candidates(g);
+    let (candidates, pass) = timed_candidates(g, budget);
     let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
-    let share = if g.num_ops() <= SMALL_OPS {
-        EXACT_SHARE_SMALL
-    } else {
-        EXACT_SHARE
-    };
-    let exact_budget = budget.share(share, budget.max_states);
-    let searched: Ordering = exact_search(g, &exact_budget, incumbent).into();
-    if searched.proven_optimal || budget.cancelled() {
-        return searched;
+    // The proof search simulates every candidate and builds its network before its first flow.
+    if !pass.room(budget, 4.0 + candidates.len() as f64) || incumbent.is_empty() {
+        return Ordering::heuristic(incumbent);
     }
-    let mut starts: Vec<Vec<OpIx>> = candidates.into_iter().map(|c| c.1).collect();
-    starts.push(searched.order.clone());
+    let small = g.num_ops() <= SMALL_OPS;
+    let others: Vec<&[OpIx]> = candidates.iter().skip(1).map(|c| &c.1[..]).collect();
+    // Small graphs: only the root of the proof search (the cut and last-of-set bounds, cheap)
+    // before the exact search, which proves most of them; branching comes after, if needed.
+    // Large ones: the proof search first.
+    let proof_budget = share(
+        budget,
+        if small {
+            PROOF_SHARE_SMALL
+        } else {
+            PROOF_SHARE
+        },
+    );
+    let stop = || proof_budget.expired();
+    let first_nodes = if small { 1 } else { u64::MAX };
+    let floor = (lower_bound(g), BoundKind::Simple);
+    let p = prove(
+        g,
+        incumbent,
+        &others,
+        floor,
+        &limits(budget, &stop, first_nodes),
+    );
+    if p.bound >= p.peak {
+        return proven(p.order, p.source);
+    }
+    let mut bound = (p.bound, p.source);
+    let mut best = (p.peak, p.order);
+    if budget.cancelled() {
+        return unproven(best.1, bound);
+    }
+    if !pass.room(budget, 4.0) {
+        return unproven(best.1, bound);
+    }
+    let exact_budget = share(
+        budget,
+        if small {
+            EXACT_SHARE_SMALL
+        } else {
+            EXACT_SHARE
+        },
+    );
+    let searched = exact_search_above(g, &exact_budget, best.1.clone(), bound.0);
+    if searched.optimal {
+        return proven(searched.order, BoundKind::Search);
+    }
+    if searched.lower_bound > bound.0 {
+        bound = (searched.lower_bound, BoundKind::Search);
+    }
+    if searched.peak < best.0 {
+        best = (searched.peak, searched.order);
+    }
+    if small && pass.room(budget, 4.0 + others.len() as f64) && !budget.cancelled() {
+        let branch_budget = share(budget, BRANCH_SHARE_SMALL);
+        let stop = || branch_budget.expired();
+        let p = prove(
+            g,
+            best.1.clone(),
+            &others,
+            bound,
+            &limits(budget, &stop, u64::MAX),
+        );
+        if p.bound >= p.peak {
+            return proven(p.order, p.source);
+        }
+        if p.bound > bound.0 {
+            bound = (p.bound, p.source);
+        }
+        if p.peak < best.0 {
+            best = (p.peak, p.order);
+        }
+    }
+    if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
+        return unproven(best.1, bound);
+    }
+    let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
+    starts.push(best.1.clone());
     let polished = local_search::improve_best(g, starts, 3, budget);
-    let order = if peak_of(g, &polished) < peak_of(g, &searched.order) {
-        polished
-    } else {
-        searched.order
-    };
+    if peak_of(g, &polished) < best.0 {
+        best = (peak_of(g, &polished), polished);
+    }
+    if bound.0 >= best.0 {
+        return proven(best.1, bound.1);
+    }
+    // Local search ends once no move helps, often well before the deadline: the rest of the
+    // time goes back to the proof search, from the polished order, whose nodes can still
+    // raise the bound and lower the plan.
+    let others: Vec<&[OpIx]> = candidates.iter().map(|c| &c.1[..]).collect();
+    if !budget.cancelled() && pass.room(budget, 8.0 + others.len() as f64) {
+        let stop = || budget.expired();
+        let p = prove(
+            g,
+            best.1.clone(),
+            &others,
+            bound,
+            &limits(budget, &stop, u64::MAX),
+        );
+        if p.bound >= p.peak {
+            return proven(p.order, p.source);
+        }
+        if p.bound > bound.0 {
+            bound = (p.bound, p.source);
+        }
+        if p.peak < best.0 {
+            best = (p.peak, p.order);
+        }
+    }
+    unproven(best.1, bound)
+}
+
+fn unproven(order: Vec<OpIx>, bound: (u64, BoundKind)) -> Ordering {
     Ordering {
         order,
         proven_optimal: false,
-        lower_bound: searched.lower_bound,
+        lower_bound: Some(bound.0),
+        bound_by: Some(bound.1),
     }
 }

@@ -14,6 +14,7 @@ pub mod series_parallel;
 pub mod spize;
 pub mod xla;
 
+use crate::bounds::BoundKind;
 use crate::OpIx;
 
 /// What an orderer found.
@@ -25,6 +26,8 @@ pub struct Ordering {
     pub proven_optimal: bool,
     /// A lower bound the method proved, beyond [`crate::bounds::lower_bound`].
     pub lower_bound: Option<u64>,
+    /// What gave `lower_bound` (or proved the order optimal).
+    pub bound_by: Option<BoundKind>,
 }
 
 impl Ordering {
@@ -34,6 +37,7 @@ impl Ordering {
             order,
             proven_optimal: false,
             lower_bound: None,
+            bound_by: None,
         }
     }
 }

@@ -28,13 +28,15 @@ pub(super) struct Bounds {
 }
 
 impl Bounds {
-    pub(super) fn new(part: &Part, lineage: &Lineage) -> Bounds {
+    /// The tables of `part`. Its pair tables and start cut (O(ops²) and a flow per op) are cut
+    /// short once `stop()` is true: the bounds are then weaker, never wrong.
+    pub(super) fn new(part: &Part, lineage: &Lineage, stop: &dyn Fn() -> bool) -> Bounds {
         let m = part.m();
         let PairTables {
             pairs,
             bits: pair_bits,
             made_anc,
-        } = pair_sets(part, lineage);
+        } = pair_sets(part, lineage, stop);
         let (op_pairs, share_in, extra_first) = pairs_by_op(m, &pairs);
         let mut by_need: Vec<(u64, u32)> = (0..m)
             .map(|v| {
@@ -54,7 +56,7 @@ impl Bounds {
             op_pairs,
             share_in,
             extra_first,
-            cut: (2..=MAX_PAIR_OPS).contains(&m).then(|| CutNet::new(part)),
+            cut: ((2..=MAX_PAIR_OPS).contains(&m) && !stop()).then(|| CutNet::new(part, stop)),
         }
     }
 

@@ -99,7 +99,15 @@ pub(super) fn solve_components(
     let mut steps: HashMap<OpIx, (u64, i128)> = HashMap::new();
     let mut all_optimal = true;
     for (c, ops) in comps.iter().enumerate() {
-        let model = Model::of_ops(g, ops, pos, a, live0);
+        // Setting up a component reads every storage it touches with all their users, so a
+        // thousand components sharing an input cost a million steps: look at the clock first.
+        // Out of time, the caller keeps the incumbent's part (it searches it jointly, and that
+        // search stops at once).
+        if ctx.stopped || ctx.budget.expired() {
+            ctx.stopped = true;
+            return None;
+        }
+        let model = Model::of_ops(g, ops, pos, a, live0, &|| ctx.budget.expired());
         let part = &model.part;
         // Its incumbent: the order's own sequence of it.
         let mut set = vec![0u64; part.words];

@@ -33,7 +33,8 @@ pub(super) struct CutNet {
 impl CutNet {
     /// Built from the part's local tables: op nodes `0..m`, a node per storage freed in the
     /// part, source and sink.
-    pub(super) fn new(part: &Part) -> CutNet {
+    /// (The start bound is the largest cut computed before `stop()` turned true.)
+    pub(super) fn new(part: &Part, stop: &dyn Fn() -> bool) -> CutNet {
         let m = part.m();
         let ns = part.st.len();
         let nodes = m + ns + 2;
@@ -83,6 +84,7 @@ impl CutNet {
         };
         let empty = vec![0u64; w];
         cut.start = (0..m as u32)
+            .take_while(|_| !stop())
             .map(|v| cut.during(part, &empty, v, u64::MAX))
             .max()
             .unwrap_or(0);

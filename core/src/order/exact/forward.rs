@@ -24,6 +24,9 @@ use super::part::{Part, NIL};
 /// and 8, 58 at 16; all seeds together 1.72 s, 1.45 s, 1.39 s, 1.43 s.
 const BACK_PER_FORWARD: usize = 8;
 
+/// Parts of at least this many ops read the clock before each child of an expansion.
+const CHECK_EACH_CHILD_OPS: usize = 128;
+
 /// The budget of the whole search, shared by the parts and both directions: states counted,
 /// the clock read now and then, progress reported.
 pub(super) struct Ctx<'b, 'a> {
@@ -37,7 +40,8 @@ pub(super) struct Ctx<'b, 'a> {
     /// Largest best peak among the parts other than the one being searched.
     pub(super) others: u64,
     /// Expansions between clock reads (fewer for large parts, whose expansions cost more): at
-    /// 60 ops every 68, well under a millisecond.
+    /// 60 ops every 8; from 512 ops on, every one (an expansion of a 446-op part can take
+    /// milliseconds).
     pub(super) check_every: u64,
     /// Expansions since the clock was last read, and clock reads so far.
     pub(super) since_check: u64,
@@ -177,6 +181,9 @@ pub(super) fn search(
             break; // nothing open can beat the best order
         }
         lb = lb.max(f);
+        if ctx.stopped {
+            break; // cut short in the middle of an expansion (below): `lb` still holds
+        }
         if recs[id as usize].cost < cost {
             open.pop();
             continue; // stale: reached again with a lower peak
@@ -263,6 +270,12 @@ pub(super) fn search(
         expanded += 1;
         part.ready_mask(&set, &mut ready);
         for i in (0..m as u32).filter(|&i| has(&ready, i)) {
+            // On large parts one child's bound can take a millisecond: the clock is read per
+            // child. Stopping here leaves `lb` true: every child's f is at least f.
+            if m >= CHECK_EACH_CHILD_OPS && ctx.budget.expired() {
+                ctx.stopped = true;
+                break;
+            }
             let d = rec.live + part.step[i as usize];
             let child_cost = rec.cost.max(d);
             if child_cost >= ub {

@@ -16,24 +16,32 @@ pub(super) struct Model {
 
 impl Model {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
-    /// `live0` the memory after `order[..a]`.
+    /// `live0` the memory after `order[..a]`. Its bound tables stop growing once `stop()` is
+    /// true (see [`Bounds::new`]).
     pub(super) fn new(
         g: &Graph,
         order: &[OpIx],
         pos: &[usize],
-        a: usize,
-        b: usize,
+        (a, b): (usize, usize),
         live0: u64,
+        stop: &dyn Fn() -> bool,
     ) -> Model {
-        Model::of_ops(g, &order[a..b], pos, a, live0)
+        Model::of_ops(g, &order[a..b], pos, a, live0, stop)
     }
 
     /// A part made of `ops` (see [`Part::of_ops`]).
-    pub(super) fn of_ops(g: &Graph, ops: &[OpIx], pos: &[usize], a: usize, live0: u64) -> Model {
+    pub(super) fn of_ops(
+        g: &Graph,
+        ops: &[OpIx],
+        pos: &[usize],
+        a: usize,
+        live0: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> Model {
         let (part, lineage) = Part::of_ops(g, ops, pos, a, live0);
         Model {
             dominance: Dominance::new(&part),
-            bounds: Bounds::new(&part, &lineage),
+            bounds: Bounds::new(&part, &lineage, stop),
             part,
         }
     }

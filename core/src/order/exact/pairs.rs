@@ -28,7 +28,8 @@ pub(super) const MAX_PAIRS: usize = 2048;
 /// So every order from a state where u and v are still to run has a peak of at least
 /// min(need(v) + max(unmade P(u, v), V(u, v)), need(u) + max(unmade P(v, u), V(v, u))). Only
 /// pairs where both sides can add something are kept: (u, v, potential, V(u, v), V(v, u)).
-pub(super) fn pair_sets(part: &Part, lineage: &Lineage) -> PairTables {
+/// Once `stop()` is true no more pairs are looked for (those found are each a bound).
+pub(super) fn pair_sets(part: &Part, lineage: &Lineage, stop: &dyn Fn() -> bool) -> PairTables {
     let m = part.m();
     if !(2..=MAX_PAIR_OPS).contains(&m) {
         return PairTables::default();
@@ -122,6 +123,10 @@ pub(super) fn pair_sets(part: &Part, lineage: &Lineage) -> PairTables {
     let p_weight = |u: usize, v: usize| weight((0..st_words).map(|w| p_word(u, v, w)), st_size);
     let mut found: Vec<(Pair, Vec<u64>, Vec<u64>)> = Vec::new();
     for u in 0..m {
+        // O(ops) pairs per u, each O(ops) common descendants: read the clock per u.
+        if stop() {
+            break;
+        }
         let du = desc.row(u);
         for v in u + 1..m {
             // Local indices are a topological order: v can only be a descendant of u.

@@ -67,7 +67,7 @@ pub fn cut_part_bound_until(
     let cuts = cut_positions(g, order);
     for c in cuts.iter().copied().chain(std::iter::once(n)) {
         if c > start && c - start <= max_part_ops && !stop() {
-            let model = Model::new(g, order, &pos, start, c, live_before[start]);
+            let model = Model::new(g, order, &pos, (start, c), live_before[start], stop);
             bound = bound.max(model.static_bound());
         }
         if c < n {

@@ -1,0 +1,560 @@
+//! Precedence branching: an anytime proof search over "x runs before y" decisions, on top of
+//! the whole-graph cut bound ([`super::cut`]).
+//!
+//! Every order runs x before y or y before x, so the least peak is the smaller of the least
+//! peaks with either arc added, and each of those is at least the cut bound of the graph with
+//! that arc. Applied recursively this is a branch and bound (A. H. Land, A. G. Doig, "An
+//! automatic method of solving discrete programming problems", Econometrica 28(3), 1960) whose
+//! nodes are sets of added arcs; searched best-first, the smallest bound among the open nodes is
+//! a lower bound on every order's peak at any moment, so the search can stop whenever the
+//! budget says and still report a true bound.
+//!
+//! Which pair to branch on: the cut bound of a node is the largest op cut, and each op's cut
+//! comes with a downset D_v (the ops that run before v at the minimum). In an order the sets of
+//! ops before each op are nested, so two ops whose downsets contradict each other (u in D_v
+//! and v in D_u: each says the other runs first) cannot both reach their cut: with the arc
+//! "u before v", D_u is no downset any more, and with "v before u", D_v is not. The search
+//! branches on such a pair among the node's largest cuts; failing one, on two ops that separate
+//! two downsets that are not nested (x in D_u only, y in D_v only).
+//!
+//! Each node also has an order that keeps its arcs: its parent's, repaired (the later of the
+//! two ops moved after the other, with what depends on it, or the other moved before, with
+//! what it depends on; the better of the two). Those orders are real orders of the graph, so a
+//! node's order that beats the best known one becomes the incumbent: the same work gives a
+//! better plan and a better bound. The node's order also bounds each op's cut from above,
+//! which is what keeps the number of flows per node small (see [`super::cut::cut_bound`]).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::bounds::BoundKind;
+use crate::graph::Graph;
+use crate::simulate::peak_of;
+use crate::OpIx;
+
+use super::cut::{cut_bound_known, during_in, has, to_bits, CutNetwork, Known};
+use super::last_of_set::{candidate_sets, last_of_set_bound, End};
+
+/// Downsets kept per node to choose the next pair from.
+const KEEP_CUTS: usize = 12;
+
+/// The outcome of [`prove`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proof {
+    /// A true lower bound on every order's peak: at least the floor passed in.
+    pub bound: u64,
+    /// The best order found (the incumbent passed in, or a better one).
+    pub order: Vec<OpIx>,
+    /// Its peak.
+    pub peak: u64,
+    /// Which bound gave `bound`: the floor's kind, [`BoundKind::Cut`],
+    /// [`BoundKind::LastOfSet`] or [`BoundKind::Branching`].
+    pub source: BoundKind,
+    /// Nodes evaluated.
+    pub nodes: u64,
+    /// Maximum flows computed.
+    pub flows: u64,
+    /// True when the search ran out of open nodes: `bound` is then final.
+    pub finished: bool,
+}
+
+/// "The first op runs before the second."
+type Arc = (OpIx, OpIx);
+
+struct Node {
+    arcs: Vec<(OpIx, OpIx)>,
+    bound: u64,
+    order: Vec<OpIx>,
+    /// The cuts computed for this node (each exact while its downset stays one).
+    known: Vec<(OpIx, Known)>,
+}
+
+/// The cuts of `known` still valid once `x` must run before `y`: those whose downset holds y
+/// without x (or that are y's own, without x) are ruled out.
+fn still_valid(known: &[(OpIx, Known)], x: OpIx, y: OpIx) -> Vec<(OpIx, Known)> {
+    known
+        .iter()
+        .filter(|(v, k)| has(&k.before, x) || (!has(&k.before, y) && *v != y))
+        .cloned()
+        .collect()
+}
+
+/// Whether `v` is reachable from `u` along the graph's edges and `arcs`.
+fn reaches(net: &CutNetwork, u: OpIx, v: OpIx, seen: &mut [bool]) -> bool {
+    seen.iter_mut().for_each(|s| *s = false);
+    let mut stack = vec![u];
+    seen[u as usize] = true;
+    while let Some(x) = stack.pop() {
+        if x == v {
+            return true;
+        }
+        for &w in net.succs(x) {
+            if !seen[w as usize] {
+                seen[w as usize] = true;
+                stack.push(w);
+            }
+        }
+    }
+    false
+}
+
+/// `order` changed so that `x` runs before `y` (keeping every arc of `net`, which holds
+/// `x -> y`): the better of moving y (and what depends on it) after x, or x (and what it
+/// depends on) before y.
+fn repair(g: &Graph, net: &CutNetwork, order: &[OpIx], x: OpIx, y: OpIx) -> Vec<OpIx> {
+    let n = order.len();
+    let mut pos = vec![0usize; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+    }
+    let (px, py) = (pos[x as usize], pos[y as usize]);
+    if px < py {
+        return order.to_vec();
+    }
+    // Ops between y and x (inclusive) that depend on y: they move right after x.
+    let mut later = vec![false; n];
+    later[y as usize] = true;
+    for &v in &order[py..=px] {
+        if v != y && net.preds(v).iter().any(|&p| later[p as usize]) {
+            later[v as usize] = true;
+        }
+    }
+    let mut a = Vec::with_capacity(n);
+    a.extend_from_slice(&order[..py]);
+    a.extend(order[py..=px].iter().filter(|&&v| !later[v as usize]));
+    a.extend(order[py..=px].iter().filter(|&&v| later[v as usize]));
+    a.extend_from_slice(&order[px + 1..]);
+    // Ops between y and x that x depends on: they move right before y.
+    let mut earlier = vec![false; n];
+    earlier[x as usize] = true;
+    for &v in order[py..=px].iter().rev() {
+        if v != x && net.succs(v).iter().any(|&s| earlier[s as usize]) {
+            earlier[v as usize] = true;
+        }
+    }
+    let mut b = Vec::with_capacity(n);
+    b.extend_from_slice(&order[..py]);
+    b.extend(order[py..=px].iter().filter(|&&v| earlier[v as usize]));
+    b.extend(order[py..=px].iter().filter(|&&v| !earlier[v as usize]));
+    b.extend_from_slice(&order[px + 1..]);
+    if peak_of(g, &a) <= peak_of(g, &b) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Two cuts (a, D_a), (b, D_b) can both hold in one order only if one downset, with its op,
+/// lies inside the other: D_a ∪ {a} ⊆ D_b or D_b ∪ {b} ⊆ D_a. Otherwise there are x in
+/// D_a ∪ {a} outside D_b and y in D_b ∪ {b} outside D_a (neither precedes the other), and
+/// "x before y" rules out D_b while "y before x" rules out D_a. Returns such (x, y) for the
+/// first inconsistent pair of cuts, largest cuts first.
+fn inconsistent_pair(g: &Graph, order: &[OpIx], cuts: &[(OpIx, Known)]) -> Option<(OpIx, OpIx)> {
+    // Of the ops that separate the two downsets, the one that allocates the most: an arc on it
+    // moves the most memory. Measured on 12 unproven corpus graphs (1 s each): this proved two
+    // more than taking the op itself, or else the last separating op of the order.
+    let pick = |a: OpIx, da: &[u64], db: &[u64]| -> Option<OpIx> {
+        order
+            .iter()
+            .copied()
+            .filter(|&u| (u == a || has(da, u)) && !has(db, u))
+            .max_by_key(|&u| (g.alloc(u).saturating_add(g.workspace(u)), u == a))
+    };
+    for (i, (a, ka)) in cuts.iter().enumerate() {
+        for (b, kb) in &cuts[i + 1..] {
+            if a == b {
+                continue;
+            }
+            let (da, db) = (&ka.before, &kb.before);
+            if let (Some(x), Some(y)) = (pick(*a, da, db), pick(*b, db, da)) {
+                return Some((x, y));
+            }
+        }
+    }
+    None
+}
+
+/// An order in which every cut of `cuts` (pairwise consistent, see [`inconsistent_pair`])
+/// holds: the cuts by downset size, each downset's new ops then its op, the rest after, each
+/// group in `order`'s order (so the graph's edges and any arc `order` keeps are kept).
+fn realize(order: &[OpIx], cuts: &[(OpIx, Known)]) -> Vec<OpIx> {
+    let mut by_size: Vec<usize> = (0..cuts.len()).collect();
+    by_size.sort_by_key(|&i| cuts[i].1.before.iter().map(|w| w.count_ones()).sum::<u32>());
+    let mut placed = vec![false; order.len()];
+    let mut out = Vec::with_capacity(order.len());
+    for i in by_size {
+        let (v, k) = &cuts[i];
+        if placed[*v as usize] {
+            continue;
+        }
+        for &u in order {
+            if has(&k.before, u) && !placed[u as usize] {
+                placed[u as usize] = true;
+                out.push(u);
+            }
+        }
+        placed[*v as usize] = true;
+        out.push(*v);
+    }
+    out.extend(order.iter().filter(|&&u| !placed[u as usize]));
+    out
+}
+
+/// The pair that sets `order` against the cut of the op at its peak (the first step that
+/// reaches it, when the step is an op's): u runs at the peak after the ops P before it in
+/// `order`, while its cut says u can run after some other downset D. For the first op y of D
+/// outside P (after u in `order`), "u before y" rules D out and "y before u" rules out the
+/// order's arrangement; failing one, for the last op x of P outside D, "u before x" rules out
+/// the order's and "x before u" D. Either way the peak op's own memory is what the children
+/// settle, which branching on the largest cuts alone may never reach (a training step's
+/// weight update: its cut lets it run last, the next backward op's lets it run first).
+fn peak_pair(
+    g: &Graph,
+    net: &CutNetwork,
+    order: &[OpIx],
+    known: &mut [Option<Known>],
+    flows: &mut u64,
+    stop: &dyn Fn() -> bool,
+) -> Option<(OpIx, OpIx)> {
+    let during = during_in(g, order);
+    let (at, &u) = order
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &v)| (during[v as usize], Reverse(i)))?;
+    if known[u as usize].is_none() {
+        let c = net.during_until(g, u, &[], during[u as usize].saturating_add(1), stop);
+        *flows += 1;
+        let before = c.before.filter(|_| c.finished)?;
+        known[u as usize] = Some(Known {
+            bytes: c.bytes,
+            before: to_bits(&before),
+        });
+    }
+    let k = known[u as usize].as_ref().expect("computed above");
+    // The middle candidate splits the orders most evenly between the two children.
+    let pick = |c: Vec<OpIx>| -> Option<OpIx> { c.get(c.len() / 2).copied() };
+    let later: Vec<OpIx> = order[at + 1..]
+        .iter()
+        .copied()
+        .filter(|&y| has(&k.before, y))
+        .collect();
+    if let Some(y) = pick(later) {
+        return Some((u, y));
+    }
+    let earlier: Vec<OpIx> = order[..at]
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&x| !has(&k.before, x))
+        .collect();
+    pick(earlier).map(|x| (x, u))
+}
+
+/// What evaluating a node found.
+struct Eval {
+    node: Node,
+    /// The cut bound was computed in full (not cut short by the budget).
+    complete: bool,
+    /// The pair to branch on; `None` when the node is solved (its order reaches its bound) or
+    /// nothing is left to branch on.
+    pair: Option<(OpIx, OpIx)>,
+}
+
+/// Most rounds of "realize the cuts, compute the cuts of the ops still above the bound".
+const MAX_ROUNDS: usize = 8;
+/// Ops above the bound whose cuts one round computes.
+const PER_ROUND: usize = 4;
+
+/// Evaluates a node: the cut bound of the graph with its arcs (at least `floor`) and the
+/// downsets of the largest cuts. Then either two of them are inconsistent (the pair to branch
+/// on), or they all hold in one order: if its peak is the bound, the node is solved; if not,
+/// the ops above the bound in it get their cuts too, and the check repeats.
+#[allow(clippy::too_many_arguments)]
+fn evaluate(
+    g: &Graph,
+    arcs: Vec<(OpIx, OpIx)>,
+    order: Vec<OpIx>,
+    upper: Vec<u64>,
+    inherited: Vec<(OpIx, Known)>,
+    floor: u64,
+    flows: &mut u64,
+    stop: &dyn Fn() -> bool,
+) -> Eval {
+    let net = CutNetwork::new(g, &arcs);
+    let mut known: Vec<Option<Known>> = vec![None; g.num_ops()];
+    for (v, k) in inherited {
+        known[v as usize] = Some(k);
+    }
+    let c = cut_bound_known(g, &net, &upper, &mut known, floor, KEEP_CUTS, stop);
+    *flows += c.flows as u64;
+    let bound = c.bytes;
+    let mut cuts = c.cuts;
+    let mut order = order;
+    let mut peak = peak_of(g, &order);
+    let mut pair = None;
+    let mut complete = c.complete;
+    if complete {
+        'rounds: for _ in 0..MAX_ROUNDS {
+            // Each round is O(ops x cuts) before any flow: on a large graph, a millisecond.
+            if stop() {
+                complete = false;
+                break;
+            }
+            pair = inconsistent_pair(g, &order, &cuts);
+            if pair.is_some() {
+                break;
+            }
+            let o = realize(&order, &cuts);
+            let d = during_in(g, &o);
+            let p = peak_of(g, &o);
+            if p < peak {
+                (order, peak) = (o.clone(), p);
+            }
+            if p <= bound {
+                break; // solved
+            }
+            let mut above: Vec<OpIx> = (0..g.num_ops() as OpIx)
+                .filter(|&u| d[u as usize] > bound && cuts.iter().all(|x| x.0 != u))
+                .collect();
+            // Cuts already known need no flow.
+            let fresh = above.len();
+            for &u in &above[..fresh] {
+                if let Some(k) = &known[u as usize] {
+                    cuts.push((u, k.clone()));
+                }
+            }
+            above.retain(|&u| known[u as usize].is_none());
+            above.sort_by_key(|&u| Reverse(d[u as usize]));
+            if above.is_empty() {
+                break; // the start or the end is above the bound, not an op
+            }
+            for &u in above.iter().take(PER_ROUND) {
+                if stop() {
+                    complete = false;
+                    break 'rounds;
+                }
+                let cu = net.during_until(g, u, &[], d[u as usize].saturating_add(1), stop);
+                *flows += 1;
+                if !cu.finished {
+                    complete = false;
+                    break 'rounds;
+                }
+                if let Some(before) = cu.before {
+                    let k = Known {
+                        bytes: cu.bytes,
+                        before: to_bits(&before),
+                    };
+                    known[u as usize] = Some(k.clone());
+                    cuts.push((u, k));
+                }
+            }
+        }
+    }
+    if complete && peak > bound && !stop() {
+        // The order's peak op and its own cut say where the order and the bound disagree.
+        if let Some(p) = peak_pair(g, &net, &order, &mut known, flows, stop) {
+            pair = Some(p);
+        }
+    }
+    if pair.is_none() && peak > bound {
+        pair = inconsistent_pair(g, &order, &cuts);
+    }
+    let known = known
+        .into_iter()
+        .enumerate()
+        .filter_map(|(v, k)| k.map(|k| (v as OpIx, k)))
+        .collect();
+    Eval {
+        node: Node {
+            arcs,
+            bound,
+            order,
+            known,
+        },
+        complete,
+        pair,
+    }
+}
+
+/// How much work [`prove`] may do.
+pub struct Limits<'a> {
+    /// Nodes evaluated (1: only the root, i.e. the cut and last-of-set bounds).
+    pub max_nodes: u64,
+    /// Maximum flows, checked between nodes (a node takes a few dozen).
+    pub max_flows: u64,
+    /// Bytes the open nodes may hold (each keeps an order, its arcs and its cuts' downsets).
+    pub max_bytes: u64,
+    /// Read before every flow; the search stops once it is true.
+    pub stop: &'a dyn Fn() -> bool,
+}
+
+impl Limits<'_> {
+    /// No limit but `stop`.
+    pub fn until(stop: &dyn Fn() -> bool) -> Limits<'_> {
+        Limits {
+            max_nodes: u64::MAX,
+            max_flows: u64::MAX,
+            max_bytes: u64::MAX,
+            stop,
+        }
+    }
+}
+
+fn node_bytes(node: &Node) -> u64 {
+    let words = node.order.len().div_ceil(64) as u64;
+    (node.order.len() * 4 + node.arcs.len() * 8) as u64 + node.known.len() as u64 * (32 + 8 * words)
+}
+
+/// Searches for a proof that `incumbent` (a topological order of `g`) is optimal, raising the
+/// lower bound above `floor` (a bound already proven, and what proved it) and improving the
+/// order as it goes, until the two meet, the search runs out of pairs to branch on, or a limit
+/// of `limits` is reached. `others` are more orders of `g` (the other heuristics'): they only
+/// tighten the root's upper bounds.
+pub fn prove(
+    g: &Graph,
+    incumbent: Vec<OpIx>,
+    others: &[&[OpIx]],
+    floor: (u64, BoundKind),
+    limits: &Limits,
+) -> Proof {
+    let stop = limits.stop;
+    let mut best_peak = peak_of(g, &incumbent);
+    let mut best = incumbent.clone();
+    let mut flows = 0u64;
+    let mut nodes = 1u64;
+    // Every known order bounds each op's cut from above: the tighter, the fewer flows.
+    let mut upper = during_in(g, &incumbent);
+    for o in others {
+        if stop() {
+            break;
+        }
+        for (u, d) in upper.iter_mut().zip(during_in(g, o)) {
+            *u = (*u).min(d);
+        }
+    }
+    let mut root = evaluate(
+        g,
+        Vec::new(),
+        incumbent,
+        upper,
+        Vec::new(),
+        floor.0,
+        &mut flows,
+        stop,
+    );
+    let mut source = if root.node.bound > floor.0 {
+        BoundKind::Cut
+    } else {
+        floor.1
+    };
+    if root.complete && root.node.bound < best_peak && !stop() {
+        // The last-of-set bound holds for the whole graph, so it floors every node.
+        let net = CutNetwork::new(g, &[]);
+        let sets = candidate_sets(g, &net);
+        // Each order costs a simulation: the two best and two more bound the sets well.
+        let mut orders = vec![&root.node.order[..], &best[..]];
+        orders.extend(others.iter().take(2));
+        let los = last_of_set_bound(g, &net, &sets, &orders, root.node.bound, best_peak, stop);
+        flows += los.flows as u64;
+        if los.bytes > root.node.bound {
+            root.node.bound = los.bytes;
+            source = match los.set.map(|s| s.end) {
+                Some(End::First) => BoundKind::FirstOfSet,
+                _ => BoundKind::LastOfSet,
+            };
+        }
+        root.complete = los.complete;
+    }
+    let root_bound = root.node.bound.min(best_peak);
+    let offer = |order: &[OpIx], best: &mut Vec<OpIx>, best_peak: &mut u64| {
+        let p = peak_of(g, order);
+        if p < *best_peak {
+            *best_peak = p;
+            *best = order.to_vec();
+        }
+    };
+    offer(&root.node.order, &mut best, &mut best_peak);
+    let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
+        bound: bound.min(best_peak),
+        source: if bound.min(best_peak) > root_bound {
+            BoundKind::Branching
+        } else {
+            source
+        },
+        order: best,
+        peak: best_peak,
+        nodes,
+        flows,
+        finished,
+    };
+    if !root.complete || root.node.bound >= best_peak {
+        let b = root.node.bound;
+        return finish(b, best, best_peak, nodes, flows, b >= best_peak);
+    }
+    // Open nodes, smallest bound first; ties to the deepest (more arcs), so that the search
+    // reaches leaves, and their orders, early.
+    let mut open: BinaryHeap<(Reverse<u64>, usize, usize)> = BinaryHeap::new();
+    // Each open node with the pair to branch on it by.
+    let mut store: Vec<Option<(Node, Option<Arc>)>> = Vec::new();
+    let mut held = node_bytes(&root.node);
+    open.push((Reverse(root.node.bound), 0, 0));
+    store.push(Some((root.node, root.pair)));
+    let mut seen = vec![false; g.num_ops()];
+    loop {
+        let Some(&(Reverse(bound), _, id)) = open.peek() else {
+            // Every node was closed at or above the best peak: it is optimal.
+            return finish(best_peak, best, best_peak, nodes, flows, true);
+        };
+        if bound >= best_peak {
+            return finish(best_peak, best, best_peak, nodes, flows, true);
+        }
+        if stop()
+            || nodes >= limits.max_nodes
+            || flows >= limits.max_flows
+            || held >= limits.max_bytes
+        {
+            return finish(bound, best, best_peak, nodes, flows, false);
+        }
+        let (node, pair) = store[id].take().expect("an open node is stored");
+        held -= node_bytes(&node);
+        let Some((u, v)) = pair else {
+            // No pair to branch on: this node's bound is as far as the search gets.
+            return finish(bound, best, best_peak, nodes, flows, false);
+        };
+        open.pop();
+        // Neither op can precede the other (each is outside a downset that holds the other),
+        // so neither arc closes a cycle; checked anyway, as a cycle would void the bounds.
+        let probe = CutNetwork::new(g, &node.arcs);
+        let mut children = Vec::new();
+        for (x, y) in [(u, v), (v, u)] {
+            if reaches(&probe, y, x, &mut seen) {
+                continue;
+            }
+            let mut arcs = node.arcs.clone();
+            arcs.push((x, y));
+            let net = CutNetwork::new(g, &arcs);
+            let order = repair(g, &net, &node.order, x, y);
+            offer(&order, &mut best, &mut best_peak);
+            nodes += 1;
+            let inherited = still_valid(&node.known, x, y);
+            let upper = during_in(g, &order);
+            let child = evaluate(
+                g, arcs, order, upper, inherited, node.bound, &mut flows, stop,
+            );
+            offer(&child.node.order, &mut best, &mut best_peak);
+            if !child.complete {
+                // Cut short: this node (the least open bound) still bounds every order.
+                return finish(bound, best, best_peak, nodes, flows, false);
+            }
+            children.push(child);
+        }
+        for child in children {
+            if child.node.bound < best_peak {
+                held += node_bytes(&child.node);
+                let depth = child.node.arcs.len();
+                open.push((Reverse(child.node.bound), depth, store.len()));
+                store.push(Some((child.node, child.pair)));
+            }
+        }
+    }
+}

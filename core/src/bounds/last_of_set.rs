@@ -1,0 +1,199 @@
+//! The last-of-a-set bound: for any set S of ops, some op of S runs last among them, and when
+//! it runs every other op of S has run. So every order's peak is at least
+//! `min over x in S of cut(x with S \ {x} forced before x)` ([`super::cut`]), where an x that
+//! some other op of S must follow cannot be last and is skipped. Mirrored, some op of S runs
+//! first, before every other op of S: the peak is also at least
+//! `min over x in S of cut(x with S \ {x} forced after x)`.
+//!
+//! The cut alone lets each op of S pick the moment that suits it, before or after the others;
+//! these bounds do not, which is what a fan of similar ops needs (many readers of one input,
+//! whose outputs pile up until the last one runs; the producers of one op's inputs, which must
+//! all be live together), and what an op with several consumers needs: until the first of
+//! them runs, all of its outputs are live (a training step's weight gradient, waiting for its
+//! update, while the backward pass goes on). The sets tried are the readers of each storage and
+//! the predecessors of each op (last of the set), and the successors of each op (first of the
+//! set), with at least two ops each, largest total output first.
+//!
+//! Most sets need no flow: in any order, the set's last op runs after the rest of the set, so
+//! the memory while it runs in a known order is an upper bound on the set's bound (for the
+//! first of a set, the memory while its first op runs). Sets are taken by that upper bound,
+//! largest first, and the scan stops once it cannot beat the best bound so far (as the cut scan
+//! does). Deciding whether a set can beat the best takes one flow in most cases: its ops are
+//! tried from the smallest upper bound, and the first whose cut (capped just above the best)
+//! stays at or under the best ends the set.
+
+use crate::graph::Graph;
+use crate::OpIx;
+
+use super::cut::CutNetwork;
+
+/// Which end of a set a bound looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum End {
+    /// Some op of the set runs after all the others.
+    Last,
+    /// Some op of the set runs before all the others.
+    First,
+}
+
+/// A set of ops, and which end of it the bound looks at.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OpSet {
+    /// Last or first of the set.
+    pub end: End,
+    /// Its ops, sorted, without repeats.
+    pub ops: Vec<OpIx>,
+}
+
+/// The result of [`last_of_set_bound`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastOfSet {
+    /// A true lower bound on every order's peak, at least the `floor` passed in.
+    pub bytes: u64,
+    /// The set that gave it (none when the floor was not beaten).
+    pub set: Option<OpSet>,
+    /// False when `stop()` ended the scan before every set was tried.
+    pub complete: bool,
+    /// Maximum flows computed.
+    pub flows: usize,
+}
+
+/// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
+/// each op (last of the set), successors of each op (first of the set), two or more ops each,
+/// deduplicated, largest total output first.
+pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
+    let mut sets: Vec<OpSet> = Vec::new();
+    let mut add = |end: End, ops: &[OpIx]| {
+        let mut ops = ops.to_vec();
+        ops.sort_unstable();
+        ops.dedup();
+        if ops.len() >= 2 {
+            sets.push(OpSet { end, ops });
+        }
+    };
+    for w in 0..g.num_ops() as OpIx {
+        add(End::Last, net.preds(w));
+        add(End::First, net.succs(w));
+    }
+    for t in 0..g.num_tensors() as u32 {
+        add(End::Last, g.users(t));
+    }
+    sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
+    sets.dedup();
+    let weight = |s: &OpSet| -> u64 {
+        s.ops
+            .iter()
+            .map(|&v| g.alloc(v))
+            .fold(0, u64::saturating_add)
+    };
+    sets.sort_by_key(|s| std::cmp::Reverse(weight(s)));
+    sets
+}
+
+/// The largest last-of-set (or first-of-set) bound over `sets` and `floor`. `orders` are
+/// topological orders of `g` that keep `net`'s arcs (at least one): the memory while each op
+/// runs in them bounds its cut, and while a set's last (first) op runs, the set's bound. `cap` is a value no bound needs to
+/// exceed (the best known peak: at or above it, a bound proves that order optimal and the exact
+/// figure does not matter). `stop()` is read before each flow.
+pub fn last_of_set_bound(
+    g: &Graph,
+    net: &CutNetwork,
+    sets: &[OpSet],
+    orders: &[&[OpIx]],
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+) -> LastOfSet {
+    let n = g.num_ops();
+    let mut upper = vec![u64::MAX; n];
+    let mut set_upper = vec![u64::MAX; sets.len()];
+    for order in orders {
+        let during = super::cut::during_in(g, order);
+        let mut pos = vec![0usize; n];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i;
+        }
+        for v in 0..n {
+            upper[v] = upper[v].min(during[v]);
+        }
+        for (k, s) in sets.iter().enumerate() {
+            let at = |&&v: &&OpIx| pos[v as usize];
+            let end = match s.end {
+                End::Last => s.ops.iter().max_by_key(at),
+                End::First => s.ops.iter().min_by_key(at),
+            };
+            if let Some(&x) = end {
+                set_upper[k] = set_upper[k].min(during[x as usize]);
+            }
+        }
+    }
+    let mut by_upper: Vec<usize> = (0..sets.len()).collect();
+    by_upper.sort_by_key(|&k| std::cmp::Reverse(set_upper[k]));
+    let mut best = LastOfSet {
+        bytes: floor,
+        set: None,
+        complete: true,
+        flows: 0,
+    };
+    let mut rest: Vec<OpIx> = Vec::new();
+    'sets: for k in by_upper {
+        let s = &sets[k];
+        if best.bytes >= cap || set_upper[k] <= best.bytes {
+            break;
+        }
+        let mut xs = s.ops.clone();
+        xs.sort_by_key(|&x| upper[x as usize]);
+        // The least over the ops that can be last, each value capped at `cap`.
+        // The set's bound is at most its upper bound, so each value may be capped there.
+        let cap2 = cap.min(set_upper[k]);
+        let cap1 = best.bytes.saturating_add(1).min(cap2);
+        let mut least = u64::MAX;
+        let mut probed = false;
+        for &x in &xs {
+            if stop() {
+                best.complete = false;
+                break 'sets;
+            }
+            rest.clear();
+            rest.extend(s.ops.iter().copied().filter(|&y| y != x));
+            let (before, after): (&[OpIx], &[OpIx]) = match s.end {
+                End::Last => (&rest, &[]),
+                End::First => (&[], &rest),
+            };
+            // The first op only asks whether the set can beat the best (a flow capped just
+            // above it is cheap); once one op has, the others' values are computed at once.
+            let c = if probed { cap2 } else { cap1 };
+            let probe = net.during_between(g, x, before, after, c, stop);
+            best.flows += 1;
+            if !probe.finished {
+                best.complete = false;
+                break 'sets;
+            }
+            let cut = probe.bytes;
+            if cut == u64::MAX {
+                continue; // another op of the set must follow (precede) x: x is never last (first)
+            }
+            if cut <= best.bytes {
+                continue 'sets; // at or under the best: this set cannot beat it
+            }
+            let exact = if probed || cap1 >= cap2 {
+                cut.min(cap2)
+            } else {
+                best.flows += 1;
+                let exact = net.during_between(g, x, before, after, cap2, stop);
+                if !exact.finished {
+                    best.complete = false;
+                    break 'sets;
+                }
+                exact.bytes
+            };
+            probed = true;
+            least = least.min(exact);
+        }
+        if least != u64::MAX && least > best.bytes {
+            best.bytes = least;
+            best.set = Some(s.clone());
+        }
+    }
+    best
+}

@@ -1,0 +1,274 @@
+//! The whole-graph bounds (`bounds::cut`, `bounds::branching`) against brute force on small
+//! random graphs: each op's cut equals the least memory over every downset it can follow
+//! (with and without extra precedence arcs and ops forced before it), and every bound is at
+//! most the brute-force optimum.
+
+use peakorder::bounds::branching::{prove, Limits};
+use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
+use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
+use peakorder::bounds::BoundKind;
+use peakorder::generators::small::{
+    dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, uniform_dag,
+    wide_layered,
+};
+use peakorder::generators::{Draw, Rng};
+use peakorder::order::greedy::greedy_order;
+use peakorder::referee::least_peak as brute_force;
+use peakorder::simulate::{simulate, MemState};
+use peakorder::{Graph, OpIx};
+use proptest::prelude::*;
+
+fn graph(kind: u8, seed: u64, n: usize) -> Graph {
+    let mut r = Rng::new(seed);
+    let spec = match kind % 8 {
+        0 => dag(&mut r, n),
+        1 => series_parallel(&mut r, n),
+        2 => pieces(&mut r, n),
+        3 => in_forest(&mut r, n),
+        4 => sp_pinned_outputs(&mut r, n),
+        5 => fork_join(&mut r, n),
+        6 => uniform_dag(&mut r, n),
+        _ => wide_layered(&mut r, n),
+    };
+    Graph::from_spec(spec).expect("the generators make valid graphs")
+}
+
+/// Ancestor sets as bit masks (graphs of at most 64 ops), with extra arcs (x before y).
+fn ancestors(g: &Graph, arcs: &[(OpIx, OpIx)]) -> Option<Vec<u64>> {
+    let n = g.num_ops();
+    let mut direct = vec![0u64; n];
+    for (v, d) in direct.iter_mut().enumerate() {
+        for &p in g.preds(v as OpIx) {
+            *d |= 1 << p;
+        }
+    }
+    for &(x, y) in arcs {
+        direct[y as usize] |= 1 << x;
+    }
+    // Transitive closure by iteration (tiny graphs).
+    let mut anc = direct.clone();
+    loop {
+        let mut changed = false;
+        for v in 0..n {
+            let mut a = anc[v];
+            let mut bits = anc[v];
+            while bits != 0 {
+                let p = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                a |= anc[p];
+            }
+            if a != anc[v] {
+                anc[v] = a;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..n).all(|v| anc[v] & (1 << v) == 0).then_some(anc)
+}
+
+/// Memory after the downset `set` has run (it depends only on the set).
+fn live_after(g: &Graph, anc: &[u64], set: u64) -> u64 {
+    let mut ops: Vec<OpIx> = (0..g.num_ops() as OpIx)
+        .filter(|&v| set & (1 << v) != 0)
+        .collect();
+    // Ancestors first: fewer ancestors never follow more.
+    ops.sort_by_key(|&v| anc[v as usize].count_ones());
+    let mut state = MemState::new(g);
+    for v in ops {
+        state.run(v);
+    }
+    state.live()
+}
+
+/// The least memory while `v` runs over every downset (closed under `anc`) that holds v's
+/// ancestors and `before`, and not v; `None` when there is none.
+fn brute_cut(g: &Graph, anc: &[u64], v: OpIx, before: u64) -> Option<u64> {
+    brute_cut_between(g, anc, v, before, 0)
+}
+
+/// [`brute_cut`] over the downsets that also leave out every op of `after`.
+fn brute_cut_between(g: &Graph, anc: &[u64], v: OpIx, before: u64, after: u64) -> Option<u64> {
+    let n = g.num_ops();
+    let mut best: Option<u64> = None;
+    for set in 0u64..(1 << n) {
+        if set & (1 << v) != 0
+            || set & anc[v as usize] != anc[v as usize]
+            || set & before != before
+            || set & after != 0
+        {
+            continue;
+        }
+        let closed = (0..n).all(|u| set & (1 << u) == 0 || set & anc[u] == anc[u]);
+        if !closed {
+            continue;
+        }
+        let m = live_after(g, anc, set) + g.alloc(v) + g.workspace(v);
+        best = Some(best.map_or(m, |b| b.min(m)));
+    }
+    best
+}
+
+/// A random extra arc between two ops neither of which precedes the other.
+fn random_arc(r: &mut Rng, g: &Graph, anc: &[u64]) -> Option<(OpIx, OpIx)> {
+    let n = g.num_ops();
+    let pairs: Vec<(OpIx, OpIx)> = (0..n)
+        .flat_map(|x| (0..n).map(move |y| (x as OpIx, y as OpIx)))
+        .filter(|&(x, y)| {
+            x != y && anc[x as usize] & (1 << y) == 0 && anc[y as usize] & (1 << x) == 0
+        })
+        .collect();
+    (!pairs.is_empty()).then(|| pairs[r.below(pairs.len() as u64) as usize])
+}
+
+fn downset_ok(anc: &[u64], v: OpIx, before: &[bool], required: u64) -> bool {
+    let set: u64 = before
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b)
+        .map(|(u, _)| 1u64 << u)
+        .sum();
+    !before[v as usize]
+        && set & required == required
+        && (0..anc.len()).all(|u| !before[u] || set & anc[u] == anc[u])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Each op's cut is exactly the least memory over the downsets it can follow, and its
+    /// minimising downset is one of them; with an extra arc and ops forced before it, too.
+    #[test]
+    fn op_cut_equals_brute_force(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let mut r = Rng::new(seed ^ 0x5eed);
+        let anc0 = ancestors(&g, &[]).expect("a DAG");
+        let mut arcs = Vec::new();
+        if r.percent(60) {
+            arcs.extend(random_arc(&mut r, &g, &anc0));
+        }
+        let anc = ancestors(&g, &arcs).expect("one arc between unordered ops closes no cycle");
+        let net = CutNetwork::new(&g, &arcs);
+        for v in 0..g.num_ops() as OpIx {
+            let mut before = Vec::new();
+            if r.percent(30) {
+                before.push(r.below(g.num_ops() as u64) as OpIx);
+            }
+            let mask: u64 = before.iter().map(|&b| 1u64 << b).sum();
+            let want = brute_cut(&g, &anc, v, mask);
+            let got = net.during(&g, v, &before, u64::MAX);
+            match want {
+                None => prop_assert_eq!(got.bytes, u64::MAX, "op {} has no downset", v),
+                Some(w) => {
+                    prop_assert_eq!(got.bytes, w, "op {} arcs {:?} before {:?}", v, &arcs, &before);
+                    let set = got.before.expect("below the cap: a downset");
+                    prop_assert!(downset_ok(&anc, v, &set, anc[v as usize] | mask));
+                    let bits: u64 = set.iter().enumerate().filter(|(_, &b)| b).map(|(u, _)| 1u64 << u).sum();
+                    prop_assert_eq!(live_after(&g, &anc, bits) + g.alloc(v) + g.workspace(v), w);
+                }
+            }
+            // A cap below the cut is reported as reached.
+            if let Some(w) = want {
+                if w > 0 {
+                    prop_assert_eq!(net.during(&g, v, &before, w - 1).bytes, w - 1);
+                }
+            }
+        }
+    }
+
+    /// The cut bound (largest op cut, scanned with the greedy order's upper bounds) is at most
+    /// the optimum, and equal to the largest brute-force op cut.
+    #[test]
+    fn cut_bound_is_the_largest_op_cut(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let anc = ancestors(&g, &[]).expect("a DAG");
+        let net = CutNetwork::new(&g, &[]);
+        let upper = during_in(&g, &greedy_order(&g));
+        let b = cut_bound(&g, &net, &upper, 0, 4, &|| false);
+        prop_assert!(b.complete);
+        let want = (0..g.num_ops() as OpIx)
+            .filter_map(|v| brute_cut(&g, &anc, v, 0))
+            .max()
+            .unwrap_or(0);
+        prop_assert_eq!(b.bytes, want);
+        prop_assert!(b.bytes <= brute_force(&g));
+    }
+
+    /// The proof search's bound is at most the optimum, its order is valid and simulates to
+    /// the peak it reports, and when it finishes the two are the optimum.
+    #[test]
+    fn branching_bound_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10, nodes in 1u64..200) {
+        let g = graph(kind, seed, n);
+        let best = brute_force(&g);
+        let limits = Limits { max_nodes: nodes, ..Limits::until(&|| false) };
+        let r = prove(&g, greedy_order(&g), &[], (0, BoundKind::Simple), &limits);
+        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(sim.peak_bytes, r.peak);
+        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
+        prop_assert!(r.peak >= best);
+        if r.finished {
+            prop_assert_eq!(r.bound, best);
+            prop_assert_eq!(r.peak, best);
+        }
+    }
+
+    /// The last-of-set (first-of-set) bound of each candidate set is exactly the least, over
+    /// the ops of the set that can run last (first), of the brute-force cut with the rest of
+    /// the set before (after) it; the bound over all sets is at most the optimum.
+    #[test]
+    fn last_of_set_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let anc = ancestors(&g, &[]).expect("a DAG");
+        let net = CutNetwork::new(&g, &[]);
+        let order = greedy_order(&g);
+        let best = brute_force(&g);
+        let sets = candidate_sets(&g, &net);
+        for s in &sets {
+            let want = s
+                .ops
+                .iter()
+                .filter_map(|&x| {
+                    let rest: u64 = s.ops.iter().filter(|&&y| y != x).map(|&y| 1u64 << y).sum();
+                    match s.end {
+                        End::Last => brute_cut_between(&g, &anc, x, rest, 0),
+                        End::First => brute_cut_between(&g, &anc, x, 0, rest),
+                    }
+                })
+                .min()
+                .expect("some op of a set runs last, and some first");
+            let got = last_of_set_bound(&g, &net, std::slice::from_ref(s), &[&order], 0, u64::MAX, &|| false);
+            prop_assert_eq!(got.bytes, want, "set {:?}", s);
+        }
+        prop_assert!(sets.iter().any(|s| s.end == End::First) || (0..g.num_ops() as OpIx).all(|v| g.succs(v).len() < 2));
+        let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
+        prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
+    }
+
+    /// An op's cut with ops forced after it is exactly the brute-force least over the downsets
+    /// that leave them out (and `u64::MAX` when none does).
+    #[test]
+    fn op_cut_with_ops_after(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
+        let g = graph(kind, seed, n);
+        let mut r = Rng::new(seed ^ 0xaf7e);
+        let anc = ancestors(&g, &[]).expect("a DAG");
+        let net = CutNetwork::new(&g, &[]);
+        for v in 0..g.num_ops() as OpIx {
+            let mut before = Vec::new();
+            let mut after = Vec::new();
+            for u in 0..g.num_ops() as OpIx {
+                if u != v && r.percent(20) {
+                    after.push(u);
+                } else if u != v && r.percent(10) {
+                    before.push(u);
+                }
+            }
+            let bm: u64 = before.iter().map(|&b| 1u64 << b).sum();
+            let am: u64 = after.iter().map(|&b| 1u64 << b).sum();
+            let want = brute_cut_between(&g, &anc, v, bm, am).unwrap_or(u64::MAX);
+            let got = net.during_between(&g, v, &before, &after, u64::MAX, &|| false);
+            prop_assert_eq!(got.bytes, want, "op {} before {:?} after {:?}", v, &before, &after);
+        }
+    }
+}

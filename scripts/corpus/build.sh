@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Exports the real-graph corpus (docs/real-graphs.md) into DIR (default target/corpus/):
+# PyTorch training steps and inference graphs, JAX training steps, ONNX models, WfCommons
+# workflows and sparse-Cholesky elimination trees. Existing graphs are kept (delete DIR to redo).
+#
+#   scripts/corpus/build.sh [DIR]     PY=python with torch, torchvision, jax, onnx (default
+#                                     /work/venvs/torch/bin/python, else .venv/bin/python)
+#   WFINSTANCES=path to a checkout (or bare git dir) of github.com/wfcommons/WfInstances; cloned
+#                into target/WfInstances when unset and git can reach GitHub.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DIR="${1:-target/corpus}"
+PY="${PY:-}"
+if [ -z "$PY" ]; then
+  for p in /work/venvs/torch/bin/python .venv/bin/python; do
+    if [ -x "$p" ]; then PY=$p; break; fi
+  done
+fi
+BIN="${PEAKORDER_BIN:-target/release/peakorder}"
+[ -x "$BIN" ] || cargo build --release -p peakorder-gpu
+mkdir -p "$DIR"
+echo "-- elimination trees"
+"$PY" scripts/corpus/etrees.py "$DIR"
+echo "-- workflows"
+WF="${WFINSTANCES:-}"
+if [ -z "$WF" ]; then
+  WF=target/WfInstances
+  [ -d "$WF" ] || git clone --depth 1 https://github.com/wfcommons/WfInstances "$WF" || WF=
+fi
+if [ -n "$WF" ]; then "$PY" scripts/corpus/wfcommons.py "$WF" "$DIR"; else echo "no WfInstances: skipped"; fi
+echo "-- ONNX models"
+PEAKORDER_BIN="$BIN" "$PY" scripts/corpus/onnx_models.py "$DIR" --bin "$BIN"
+echo "-- JAX training steps"
+"$PY" scripts/corpus/jax_train.py "$DIR"
+echo "-- PyTorch training steps"
+"$PY" scripts/corpus/torch_train.py "$DIR"
+echo "-- PyTorch inference graphs"
+"$PY" scripts/corpus/torch_infer.py "$DIR"
+echo "-- validating"
+n=0
+for g in "$DIR"/*.json; do
+  "$BIN" plan "$g" --method greedy --json >/dev/null || { echo "invalid: $g" >&2; exit 1; }
+  n=$((n + 1))
+done
+echo "$n graphs in $DIR"
