@@ -20,7 +20,9 @@ export JAX_PLATFORMS=cpu
 export PYTHONDONTWRITEBYTECODE=1
 # -rs lists skip reasons; pytest's own summary line closes the output.
 set +e
-"$PY" -m pytest python/tests -q -rs -p no:cacheprovider
+# test_thunder.py needs torch 2.9 + lightning-thunder: scripts/test.d/56-thunder.sh runs it in
+# .venv-thunder, so it is left out here rather than reported as skipped.
+"$PY" -m pytest python/tests -q -rs -p no:cacheprovider --ignore=python/tests/test_thunder.py
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
