@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
+from peakorder.torch import peak_of_events
+
 MiB = 1024 * 1024
 
 
@@ -37,13 +39,7 @@ def measure_peak(fn: Callable, *args: Any, setup: Optional[Callable] = None) -> 
             out = fn(*args)
     finally:
         gc.enable()
-    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
-    events.sort(key=lambda e: e.start_ns())
-    cur = top = 0
-    for e in events:
-        cur += e.nbytes()
-        top = max(top, cur)
-    return top, out
+    return peak_of_events(prof.profiler.kineto_results.events()), out
 
 
 def memory_peak_efficient_func(t0s, a):

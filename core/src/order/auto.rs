@@ -19,7 +19,7 @@
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
 
-use crate::bounds::branching::{prove, Limits};
+use crate::bounds::branching::{prove, Limits, Proof};
 use crate::bounds::{lower_bound, BoundKind};
 use crate::budget::Budget;
 use crate::graph::Graph;
@@ -177,6 +177,21 @@ fn proven(order: Vec<OpIx>, by: BoundKind) -> Ordering {
     }
 }
 
+/// Takes a later proof search's result into the best bound and order so far; the plan when it
+/// proved its order optimal.
+fn fold(p: Proof, bound: &mut (u64, BoundKind), best: &mut (u64, Vec<OpIx>)) -> Option<Ordering> {
+    if p.bound >= p.peak {
+        return Some(proven(p.order, p.source));
+    }
+    if p.bound > bound.0 {
+        *bound = (p.bound, p.source);
+    }
+    if p.peak < best.0 {
+        *best = (p.peak, p.order);
+    }
+    None
+}
+
 /// The proof search's limits within `budget`: its clock, and caps on its nodes, flows and
 /// memory in step with the state and memory caps of the exact search (a node costs a few
 /// dozen flows, and a flow about what a few expansions do).
@@ -262,14 +277,8 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
             bound,
             &limits(budget, &stop, u64::MAX),
         );
-        if p.bound >= p.peak {
-            return proven(p.order, p.source);
-        }
-        if p.bound > bound.0 {
-            bound = (p.bound, p.source);
-        }
-        if p.peak < best.0 {
-            best = (p.peak, p.order);
+        if let Some(done) = fold(p, &mut bound, &mut best) {
+            return done;
         }
     }
     if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
@@ -297,14 +306,8 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
             bound,
             &limits(budget, &stop, u64::MAX),
         );
-        if p.bound >= p.peak {
-            return proven(p.order, p.source);
-        }
-        if p.bound > bound.0 {
-            bound = (p.bound, p.source);
-        }
-        if p.peak < best.0 {
-            best = (p.peak, p.order);
+        if let Some(done) = fold(p, &mut bound, &mut best) {
+            return done;
         }
     }
     unproven(best.1, bound)

@@ -12,7 +12,7 @@ torch is imported by these functions, not by ``import peakorder``."""
 from ._backend import backend
 from ._calibrate import calibrate
 from ._inductor import inductor_options
-from ._measure import measure_peak
+from ._measure import measure_peak, peak_of_events
 from ._reorder import reorder, reorder_graph
 from ._versions import NEEDS as REQUIREMENTS
 
@@ -22,6 +22,7 @@ __all__ = [
     "inductor_options",
     "backend",
     "measure_peak",
+    "peak_of_events",
     "calibrate",
     "REQUIREMENTS",
 ]
