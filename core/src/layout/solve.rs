@@ -22,6 +22,7 @@ use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::problem::{peak_live, Buffer, Problem};
+use super::skyline;
 use crate::budget::Budget;
 use crate::error::Error;
 
@@ -183,7 +184,18 @@ fn by_groups(
             let pos: Vec<u32> = (0..local.len() as u32).collect();
             let overlaps = Overlaps::of(&local, &pos, MAX_PAIRS);
             let bound = peak_live(&local, pos);
-            let (off, h) = online::place(&local);
+            let (mut off, mut h) = online::place(&local);
+            // The skyline fills memory from the bottom, time slot by time slot; it needs no
+            // overlap graph, so it also runs where best fit cannot.
+            for (pick, reversed) in skyline::VARIANTS {
+                if h <= bound {
+                    break;
+                }
+                let placed = skyline::place(&local, pick, reversed);
+                if placed.1 < h {
+                    (off, h) = placed;
+                }
+            }
             let mut g = Group {
                 base: leaf.base,
                 members: leaf.buffers,
@@ -197,7 +209,7 @@ fn by_groups(
             };
             if let Some(ov) = &g.overlaps {
                 let (order, placed) = best_ranked(&g.bufs, ov);
-                if placed.1 < g.height {
+                if placed.1 < g.height || (placed.1 == g.height && g.height > bound) {
                     (g.off, g.height) = placed;
                     g.order = Some(order);
                 }
