@@ -40,8 +40,28 @@ pub const VARIANTS: [(Pick, bool); 6] = [
     (Pick::Area, true),
 ];
 
+/// The priority of each buffer under `pick` (higher is placed first where it fits).
+pub fn priorities(bufs: &[Buffer], pick: Pick) -> Vec<(u128, u128)> {
+    bufs.iter()
+        .map(|b| {
+            let (d, s) = ((b.upper - b.lower) as u128, b.size as u128);
+            match pick {
+                Pick::Duration => (d, s),
+                Pick::Size => (s, d),
+                Pick::Area => (s * d, s),
+            }
+        })
+        .collect()
+}
+
 /// Offsets and height for `bufs` (zero-size buffers get offset 0); `reversed` runs time backwards.
 pub fn place(bufs: &[Buffer], pick: Pick, reversed: bool) -> (Vec<u64>, u64) {
+    place_by(bufs, &priorities(bufs, pick), reversed)
+}
+
+/// As [`place`], the buffer filling a segment being the one of highest `prio` (ties: the earlier
+/// start, then the lower index).
+pub fn place_by(bufs: &[Buffer], prio: &[(u128, u128)], reversed: bool) -> (Vec<u64>, u64) {
     let mut off = vec![0u64; bufs.len()];
     let end = bufs.iter().map(|b| b.upper).max().unwrap_or(0);
     // Reversed time maps [lower, upper) to [end - upper, end - lower): overlaps are unchanged.
@@ -50,15 +70,6 @@ pub fn place(bufs: &[Buffer], pick: Pick, reversed: bool) -> (Vec<u64>, u64) {
             (end - b.upper, end - b.lower)
         } else {
             (b.lower, b.upper)
-        }
-    };
-    let key = |i: usize| -> (u128, u128) {
-        let (l, u) = span(&bufs[i]);
-        let (d, s) = ((u - l) as u128, bufs[i].size as u128);
-        match pick {
-            Pick::Duration => (d, s),
-            Pick::Size => (s, d),
-            Pick::Area => (s * d, s),
         }
     };
     // Unplaced buffers by start: (start, index).
@@ -79,16 +90,14 @@ pub fn place(bufs: &[Buffer], pick: Pick, reversed: bool) -> (Vec<u64>, u64) {
     let mut height = 0u64;
     while let Some((s, e, h)) = sky.lowest() {
         let mut best: Option<((u128, u128), u32)> = None;
-        for &(l, i) in unplaced.range((s, 0)..(e, 0)) {
+        for &(_, i) in unplaced.range((s, 0)..(e, 0)) {
             let (_, u) = span(&bufs[i as usize]);
             if u <= e {
-                let k = key(i as usize);
-                // Ties: the earlier start, then the lower index (the range is in that order).
+                let k = prio[i as usize];
                 if best.map_or(true, |(bk, _)| k > bk) {
                     best = Some((k, i));
                 }
             }
-            let _ = l;
         }
         match best {
             Some((_, i)) => {
@@ -112,6 +121,55 @@ pub fn place(bufs: &[Buffer], pick: Pick, reversed: bool) -> (Vec<u64>, u64) {
         }
     }
     (off, height)
+}
+
+/// Iterated greedy on the skyline: from the priorities `prio` (and their layout `best`), raise
+/// the priority of a buffer that reaches the top (or of a random one) above all others, so it is
+/// placed as soon as it fits, and keep the change when the height does not grow (sideways moves
+/// drift across plateaus). Stops at `stop_at`, at the budget's deadline or after
+/// `max_rounds`. A fixed-seed generator makes runs reproducible.
+pub fn improve(
+    bufs: &[Buffer],
+    mut prio: Vec<(u128, u128)>,
+    reversed: bool,
+    mut best: (Vec<u64>, u64),
+    stop_at: u64,
+    budget: &crate::budget::Budget,
+    max_rounds: u64,
+) -> (Vec<u64>, u64) {
+    let n = bufs.len();
+    if n < 2 {
+        return best;
+    }
+    let mut rng = super::hill_climb::SplitMix(0x2545_f491_4f6c_dd1d ^ n as u64);
+    let mut boost = u128::MAX / 2;
+    let mut rounds = 0u64;
+    while best.1 > stop_at && rounds < max_rounds && !budget.expired() {
+        rounds += 1;
+        let mut trial = prio.clone();
+        let moves = 1 + rng.below(3);
+        for _ in 0..moves {
+            let b = if rng.below(3) > 0 {
+                let tops: Vec<usize> = (0..n)
+                    .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
+                    .collect();
+                if tops.is_empty() {
+                    return best;
+                }
+                tops[rng.below(tops.len() as u64) as usize]
+            } else {
+                rng.below(n as u64) as usize
+            };
+            boost += 1;
+            trial[b] = (boost, trial[b].1);
+        }
+        let placed = place_by(bufs, &trial, reversed);
+        if placed.1 <= best.1 {
+            best = placed;
+            prio = trial;
+        }
+    }
+    best
 }
 
 /// Flat segments `[start, end)` at a height, covering `[t0, t1)`, with equal neighbours merged.

@@ -22,13 +22,17 @@ use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::problem::{peak_live, Buffer, Problem};
-use super::skyline;
+use super::skyline::{self, Pick};
 use crate::budget::Budget;
 use crate::error::Error;
 
 /// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
 pub const MAX_PAIRS: usize = 4_000_000;
+/// Share of `auto`'s budget for the iterated skyline greedy, before the exact search.
+const SKYLINE_SHARE: f64 = 0.25;
+/// Most rounds of the iterated skyline greedy per group (it also stops at the deadline).
+const SKYLINE_ROUNDS: u64 = 2_000;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -155,6 +159,8 @@ struct Group {
     bound: u64,
     /// The exact search may run here (overlap graph and section memberships within limits).
     searchable: bool,
+    /// The best skyline variant, where the skyline ran.
+    sky: Option<(Pick, bool)>,
 }
 
 impl Group {
@@ -187,11 +193,15 @@ fn by_groups(
             let (mut off, mut h) = online::place(&local);
             // The skyline fills memory from the bottom, time slot by time slot; it needs no
             // overlap graph, so it also runs where best fit cannot.
+            let mut sky: Option<(Pick, bool, u64)> = None;
             for (pick, reversed) in skyline::VARIANTS {
                 if h <= bound {
                     break;
                 }
                 let placed = skyline::place(&local, pick, reversed);
+                if sky.map_or(true, |(_, _, sh)| placed.1 < sh) {
+                    sky = Some((pick, reversed, placed.1));
+                }
                 if placed.1 < h {
                     (off, h) = placed;
                 }
@@ -205,6 +215,7 @@ fn by_groups(
                 height: h,
                 bound,
                 searchable: false,
+                sky: sky.map(|(p, r, _)| (p, r)),
                 bufs: local,
             };
             if let Some(ov) = &g.overlaps {
@@ -239,6 +250,37 @@ fn by_groups(
             .unwrap_or(0)
             .max(forest.stacked_top)
     };
+    // Iterated greedy on the skyline for the groups above their bound: a share of the budget,
+    // split evenly between them (`auto` only: `exact` gives the search all its time).
+    if method == LayoutMethod::Auto {
+        let share = budget.share(SKYLINE_SHARE, budget.max_states);
+        let todo: Vec<usize> = (0..groups.len())
+            .filter(|&k| {
+                let g = &groups[k];
+                let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
+                g.height > goal && g.sky.is_some()
+            })
+            .collect();
+        for (done, &k) in todo.iter().enumerate() {
+            let g = &mut groups[k];
+            let Some((pick, reversed)) = g.sky else {
+                continue;
+            };
+            let left = (todo.len() - done) as f64;
+            let one = share.share(1.0 / left, share.max_states);
+            let start = skyline::place(&g.bufs, pick, reversed);
+            let prio = skyline::priorities(&g.bufs, pick);
+            let rounds = budget.max_states.min(SKYLINE_ROUNDS);
+            // With a capacity, a layout within it is enough.
+            let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
+            let (off, h) = skyline::improve(&g.bufs, prio, reversed, start, goal, &one, rounds);
+            if h < g.height {
+                g.off = off;
+                g.height = h;
+                g.order = None;
+            }
+        }
+    }
     let mut nodes = Nodes { used: 0 };
     let mut lo = global_bound; // every arena below `lo` is proven impossible
                                // `auto` leaves a quarter of the remaining time to local improvement.
