@@ -236,22 +236,23 @@ fn check_skyline(bufs: &[Buffer], align: u64, best: Option<u64>) -> Result<(), S
             .unwrap_or(0)
     };
     let clock = NoClock;
-    for (pick, rev) in skyline::VARIANTS {
-        let (off, h) = skyline::place(p.buffers(), pick, rev);
-        naive_valid(bufs, &off, h, align).map_err(|e| format!("{pick:?} {rev}: {e}"))?;
+    for v @ (pick, rev, edges) in skyline::VARIANTS {
+        let (off, h) = skyline::place(p.buffers(), v);
+        naive_valid(bufs, &off, h, align).map_err(|e| format!("{v:?}: {e}"))?;
         if h != top(&off) || h < floor {
             return Err(format!(
-                "{pick:?} {rev}: height {h}, top {}, floor {floor}",
+                "{v:?}: height {h}, top {}, floor {floor}",
                 top(&off)
             ));
         }
         let budget = peakorder::Budget::new(&clock, None, 1 << 20);
         let prio = skyline::priorities(p.buffers(), pick);
-        let (off2, h2) = skyline::improve(p.buffers(), prio, rev, (off, h), 0, &budget, 30);
-        naive_valid(bufs, &off2, h2, align).map_err(|e| format!("improve {pick:?} {rev}: {e}"))?;
+        let (off2, h2) =
+            skyline::improve(p.buffers(), prio, (rev, edges), (off, h), 0, &budget, 30);
+        naive_valid(bufs, &off2, h2, align).map_err(|e| format!("improve {v:?}: {e}"))?;
         if h2 != top(&off2) || h2 > h || h2 < floor {
             return Err(format!(
-                "improve {pick:?} {rev}: height {h2} from {h}, floor {floor}"
+                "improve {v:?}: height {h2} from {h}, floor {floor}"
             ));
         }
     }

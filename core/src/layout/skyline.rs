@@ -12,8 +12,10 @@
 //! (stack-like) lifetimes of forward/backward passes and elimination trees tight.
 //!
 //! O(n log n) per placement at worst (a range scan of the unplaced buffers starting inside the
-//! segment), no overlap graph needed. Ran forward and on reversed time: the greedy is not
-//! symmetric in time, and the two often differ on real graphs.
+//! segment), no overlap graph needed. Ran forward and on reversed time (the greedy is not
+//! symmetric in time), and with an edge rule of our own (a buffer that meets an end of the
+//! segment first, so the free time left there stays in one piece): on the real graphs of
+//! docs/layout.md no one variant is best everywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,14 +32,25 @@ pub enum Pick {
     Area,
 }
 
-/// Every pick rule, forward and on reversed time: the portfolio `auto` runs.
-pub const VARIANTS: [(Pick, bool); 6] = [
-    (Pick::Duration, false),
-    (Pick::Duration, true),
-    (Pick::Size, false),
-    (Pick::Size, true),
-    (Pick::Area, false),
-    (Pick::Area, true),
+/// A variant of the greedy: the pick rule, whether time runs backwards, and whether a buffer
+/// meeting an end of the segment goes first.
+pub type Variant = (Pick, bool, bool);
+
+/// Every pick rule, forward and on reversed time, with and without the edge rule: the portfolio
+/// `auto` runs (in this order, until one reaches the bound).
+pub const VARIANTS: [Variant; 12] = [
+    (Pick::Duration, false, false),
+    (Pick::Area, false, true),
+    (Pick::Size, false, true),
+    (Pick::Duration, false, true),
+    (Pick::Duration, true, false),
+    (Pick::Area, false, false),
+    (Pick::Area, true, false),
+    (Pick::Size, false, false),
+    (Pick::Size, true, false),
+    (Pick::Area, true, true),
+    (Pick::Size, true, true),
+    (Pick::Duration, true, true),
 ];
 
 /// The priority of each buffer under `pick` (higher is placed first where it fits).
@@ -54,14 +67,21 @@ pub fn priorities(bufs: &[Buffer], pick: Pick) -> Vec<(u128, u128)> {
         .collect()
 }
 
-/// Offsets and height for `bufs` (zero-size buffers get offset 0); `reversed` runs time backwards.
-pub fn place(bufs: &[Buffer], pick: Pick, reversed: bool) -> (Vec<u64>, u64) {
-    place_by(bufs, &priorities(bufs, pick), reversed)
+/// Offsets and height for `bufs` (zero-size buffers get offset 0) by the greedy `variant`.
+pub fn place(bufs: &[Buffer], (pick, reversed, edges): Variant) -> (Vec<u64>, u64) {
+    place_by(bufs, &priorities(bufs, pick), reversed, edges)
 }
 
 /// As [`place`], the buffer filling a segment being the one of highest `prio` (ties: the earlier
-/// start, then the lower index).
-pub fn place_by(bufs: &[Buffer], prio: &[(u128, u128)], reversed: bool) -> (Vec<u64>, u64) {
+/// start, then the lower index); `reversed` runs time backwards; with `edges`, a buffer that
+/// meets an end of the segment goes first (both ends before one), so that the free time it
+/// leaves on the segment stays in one piece.
+pub fn place_by(
+    bufs: &[Buffer],
+    prio: &[(u128, u128)],
+    reversed: bool,
+    edges: bool,
+) -> (Vec<u64>, u64) {
     let mut off = vec![0u64; bufs.len()];
     let end = bufs.iter().map(|b| b.upper).max().unwrap_or(0);
     // Reversed time maps [lower, upper) to [end - upper, end - lower): overlaps are unchanged.
@@ -89,11 +109,16 @@ pub fn place_by(bufs: &[Buffer], prio: &[(u128, u128)], reversed: bool) -> (Vec<
     let mut sky = Skyline::new(t0, t1);
     let mut height = 0u64;
     while let Some((s, e, h)) = sky.lowest() {
-        let mut best: Option<((u128, u128), u32)> = None;
-        for &(_, i) in unplaced.range((s, 0)..(e, 0)) {
+        let mut best: Option<((u8, (u128, u128)), u32)> = None;
+        for &(l, i) in unplaced.range((s, 0)..(e, 0)) {
             let (_, u) = span(&bufs[i as usize]);
             if u <= e {
-                let k = prio[i as usize];
+                let touch = if edges {
+                    (l == s) as u8 + (u == e) as u8
+                } else {
+                    0
+                };
+                let k = (touch, prio[i as usize]);
                 if best.map_or(true, |(bk, _)| k > bk) {
                     best = Some((k, i));
                 }
@@ -131,7 +156,7 @@ pub fn place_by(bufs: &[Buffer], prio: &[(u128, u128)], reversed: bool) -> (Vec<
 pub fn improve(
     bufs: &[Buffer],
     mut prio: Vec<(u128, u128)>,
-    reversed: bool,
+    (reversed, edges): (bool, bool),
     mut best: (Vec<u64>, u64),
     stop_at: u64,
     budget: &crate::budget::Budget,
@@ -163,7 +188,7 @@ pub fn improve(
             boost += 1;
             trial[b] = (boost, trial[b].1);
         }
-        let placed = place_by(bufs, &trial, reversed);
+        let placed = place_by(bufs, &trial, reversed, edges);
         if placed.1 <= best.1 {
             best = placed;
             prio = trial;
@@ -278,12 +303,12 @@ mod tests {
         // A long buffer, then two short ones that reuse the same time slot above it, and one
         // after it ends: height 3 (the peak), with the short ones side by side in time.
         let bufs = [b(0, 4, 2), b(0, 2, 1), b(2, 4, 1), b(4, 6, 3), b(1, 2, 0)];
-        for (pick, rev) in VARIANTS {
-            let (off, h) = place(&bufs, pick, rev);
-            assert_eq!(check(&bufs, &off, h, 1), Ok(()), "{pick:?} {rev}");
-            assert_eq!(h, 3, "{pick:?} {rev}");
+        for v in VARIANTS {
+            let (off, h) = place(&bufs, v);
+            assert_eq!(check(&bufs, &off, h, 1), Ok(()), "{v:?}");
+            assert_eq!(h, 3, "{v:?}");
         }
-        let (off, _) = place(&bufs, Pick::Duration, false);
+        let (off, _) = place(&bufs, (Pick::Duration, false, false));
         assert_eq!(off, vec![0, 2, 2, 0, 0]);
     }
 
@@ -291,7 +316,7 @@ mod tests {
     fn raises_a_segment_nothing_fits() {
         // Nothing fits [1, 2) after 0 and 1 are placed on either side at the bottom; 2 spans it.
         let bufs = [b(0, 1, 2), b(2, 3, 2), b(0, 3, 1)];
-        let (off, h) = place(&bufs, Pick::Size, false);
+        let (off, h) = place(&bufs, (Pick::Size, false, false));
         assert_eq!(check(&bufs, &off, h, 1), Ok(()));
         assert_eq!(h, 3);
     }

@@ -22,7 +22,7 @@ use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::problem::{peak_live, Buffer, Problem};
-use super::skyline::{self, Pick};
+use super::skyline::{self, Variant};
 use crate::budget::Budget;
 use crate::error::Error;
 
@@ -160,7 +160,7 @@ struct Group {
     /// The exact search may run here (overlap graph and section memberships within limits).
     searchable: bool,
     /// The best skyline variant, where the skyline ran.
-    sky: Option<(Pick, bool)>,
+    sky: Option<Variant>,
 }
 
 impl Group {
@@ -193,14 +193,14 @@ fn by_groups(
             let (mut off, mut h) = online::place(&local);
             // The skyline fills memory from the bottom, time slot by time slot; it needs no
             // overlap graph, so it also runs where best fit cannot.
-            let mut sky: Option<(Pick, bool, u64)> = None;
-            for (pick, reversed) in skyline::VARIANTS {
+            let mut sky: Option<(Variant, u64)> = None;
+            for v in skyline::VARIANTS {
                 if h <= bound {
                     break;
                 }
-                let placed = skyline::place(&local, pick, reversed);
-                if sky.map_or(true, |(_, _, sh)| placed.1 < sh) {
-                    sky = Some((pick, reversed, placed.1));
+                let placed = skyline::place(&local, v);
+                if sky.map_or(true, |(_, sh)| placed.1 < sh) {
+                    sky = Some((v, placed.1));
                 }
                 if placed.1 < h {
                     (off, h) = placed;
@@ -215,7 +215,7 @@ fn by_groups(
                 height: h,
                 bound,
                 searchable: false,
-                sky: sky.map(|(p, r, _)| (p, r)),
+                sky: sky.map(|(v, _)| v),
                 bufs: local,
             };
             if let Some(ov) = &g.overlaps {
@@ -263,17 +263,18 @@ fn by_groups(
             .collect();
         for (done, &k) in todo.iter().enumerate() {
             let g = &mut groups[k];
-            let Some((pick, reversed)) = g.sky else {
+            let Some(v @ (pick, reversed, edges)) = g.sky else {
                 continue;
             };
             let left = (todo.len() - done) as f64;
             let one = share.share(1.0 / left, share.max_states);
-            let start = skyline::place(&g.bufs, pick, reversed);
+            let start = skyline::place(&g.bufs, v);
             let prio = skyline::priorities(&g.bufs, pick);
             let rounds = budget.max_states.min(SKYLINE_ROUNDS);
             // With a capacity, a layout within it is enough.
             let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
-            let (off, h) = skyline::improve(&g.bufs, prio, reversed, start, goal, &one, rounds);
+            let (off, h) =
+                skyline::improve(&g.bufs, prio, (reversed, edges), start, goal, &one, rounds);
             if h < g.height {
                 g.off = off;
                 g.height = h;
