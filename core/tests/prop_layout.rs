@@ -246,9 +246,19 @@ fn check_skyline(bufs: &[Buffer], align: u64, best: Option<u64>) -> Result<(), S
             ));
         }
         let budget = peakorder::Budget::new(&clock, None, 1 << 20);
-        let prio = skyline::priorities(p.buffers(), pick);
-        let (off2, h2) =
-            skyline::improve(p.buffers(), prio, (rev, edges), (off, h), 0, &budget, 30);
+        let mut prio = skyline::priorities(p.buffers(), pick);
+        let mixed = h % 2 == 0;
+        let start = (off, h);
+        let (off2, h2) = skyline::improve(
+            p.buffers(),
+            &mut prio,
+            (rev, edges),
+            start,
+            0,
+            &budget,
+            30,
+            mixed,
+        );
         naive_valid(bufs, &off2, h2, align).map_err(|e| format!("improve {v:?}: {e}"))?;
         if h2 != top(&off2) || h2 > h || h2 < floor {
             return Err(format!(

@@ -149,18 +149,21 @@ pub fn place_by(
 }
 
 /// Iterated greedy on the skyline: from the priorities `prio` (and their layout `best`), raise
-/// the priority of a buffer that reaches the top (or of a random one) above all others, so it is
-/// placed as soon as it fits, and keep the change when the height does not grow (sideways moves
-/// drift across plateaus). Stops at `stop_at`, at the budget's deadline or after
+/// the priority of a buffer that reaches the top above all others, so it is placed as soon as it
+/// fits, and keep the change when the height does not grow (sideways moves drift across
+/// plateaus), or (one move in three) of any buffer. `mixed` adds a move: a buffer under a top
+/// buffer (live with it) placed last; on the real graphs each kind of move wins somewhere, so `auto`
+/// runs both, one after the other. Stops at `stop_at`, at the budget's deadline or after
 /// `max_rounds`. A fixed-seed generator makes runs reproducible.
 pub fn improve(
     bufs: &[Buffer],
-    mut prio: Vec<(u128, u128)>,
+    prio: &mut Vec<(u128, u128)>,
     (reversed, edges): (bool, bool),
     mut best: (Vec<u64>, u64),
     stop_at: u64,
     budget: &crate::budget::Budget,
     max_rounds: u64,
+    mixed: bool,
 ) -> (Vec<u64>, u64) {
     let n = bufs.len();
     if n < 2 {
@@ -168,30 +171,57 @@ pub fn improve(
     }
     let mut rng = super::hill_climb::SplitMix(0x2545_f491_4f6c_dd1d ^ n as u64);
     let mut boost = u128::MAX / 2;
+    let mut demote = u128::MAX / 4;
     let mut rounds = 0u64;
     while best.1 > stop_at && rounds < max_rounds && !budget.expired() {
         rounds += 1;
         let mut trial = prio.clone();
+        let tops: Vec<usize> = (0..n)
+            .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
+            .collect();
+        if tops.is_empty() {
+            return best;
+        }
         let moves = 1 + rng.below(3);
         for _ in 0..moves {
-            let b = if rng.below(3) > 0 {
-                let tops: Vec<usize> = (0..n)
-                    .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
-                    .collect();
-                if tops.is_empty() {
-                    return best;
-                }
-                tops[rng.below(tops.len() as u64) as usize]
+            let t = tops[rng.below(tops.len() as u64) as usize];
+            // Without `mixed`: a top buffer two times in three, any buffer the third.
+            let kind = if mixed {
+                rng.below(4)
             } else {
-                rng.below(n as u64) as usize
+                [0, 0, 3][rng.below(3) as usize]
             };
-            boost += 1;
-            trial[b] = (boost, trial[b].1);
+            match kind {
+                // A top buffer first.
+                0 | 1 => {
+                    boost += 1;
+                    trial[t] = (boost, trial[t].1);
+                }
+                // A buffer under a top buffer (live with it, lower) last: it made the top wait.
+                2 => {
+                    let under: Vec<usize> = (0..n)
+                        .filter(|&b| {
+                            bufs[b].size > 0 && best.0[b] < best.0[t] && bufs[b].overlaps(&bufs[t])
+                        })
+                        .collect();
+                    if !under.is_empty() {
+                        let b = under[rng.below(under.len() as u64) as usize];
+                        demote = demote.saturating_sub(1);
+                        trial[b] = (demote, trial[b].1);
+                    }
+                }
+                // Any buffer first.
+                _ => {
+                    let b = rng.below(n as u64) as usize;
+                    boost += 1;
+                    trial[b] = (boost, trial[b].1);
+                }
+            }
         }
         let placed = place_by(bufs, &trial, reversed, edges);
         if placed.1 <= best.1 {
             best = placed;
-            prio = trial;
+            *prio = trial;
         }
     }
     best

@@ -30,7 +30,7 @@ use crate::error::Error;
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
 pub const MAX_PAIRS: usize = 4_000_000;
 /// Share of `auto`'s budget for the iterated skyline greedy, before the exact search.
-const SKYLINE_SHARE: f64 = 0.25;
+const SKYLINE_SHARE: f64 = 0.5;
 /// Most rounds of the iterated skyline greedy per group (it also stops at the deadline).
 const SKYLINE_ROUNDS: u64 = 2_000;
 /// Most (buffer, section) memberships a group may have for the exact search.
@@ -195,7 +195,7 @@ fn by_groups(
             // overlap graph, so it also runs where best fit cannot.
             let mut sky: Option<(Variant, u64)> = None;
             for v in skyline::VARIANTS {
-                if h <= bound {
+                if h <= bound || budget.expired() {
                     break;
                 }
                 let placed = skyline::place(&local, v);
@@ -253,7 +253,14 @@ fn by_groups(
     // Iterated greedy on the skyline for the groups above their bound: a share of the budget,
     // split evenly between them (`auto` only: `exact` gives the search all its time).
     if method == LayoutMethod::Auto {
-        let share = budget.share(SKYLINE_SHARE, budget.max_states);
+        // With a capacity the exact search is the better use of the time (MiniMalloc's
+        // instances): the greedy gets half its share.
+        let part = if capacity.is_some() {
+            SKYLINE_SHARE / 2.0
+        } else {
+            SKYLINE_SHARE
+        };
+        let share = budget.share(part, budget.max_states);
         let todo: Vec<usize> = (0..groups.len())
             .filter(|&k| {
                 let g = &groups[k];
@@ -268,13 +275,29 @@ fn by_groups(
             };
             let left = (todo.len() - done) as f64;
             let one = share.share(1.0 / left, share.max_states);
-            let start = skyline::place(&g.bufs, v);
-            let prio = skyline::priorities(&g.bufs, pick);
+            let mut best = skyline::place(&g.bufs, v);
+            let mut prio = skyline::priorities(&g.bufs, pick);
             let rounds = budget.max_states.min(SKYLINE_ROUNDS);
             // With a capacity, a layout within it is enough.
             let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
-            let (off, h) =
-                skyline::improve(&g.bufs, prio, (reversed, edges), start, goal, &one, rounds);
+            for mixed in [false, true] {
+                let half = one.share(if mixed { 1.0 } else { 0.5 }, one.max_states);
+                let start = std::mem::take(&mut best);
+                best = skyline::improve(
+                    &g.bufs,
+                    &mut prio,
+                    (reversed, edges),
+                    start,
+                    goal,
+                    &half,
+                    rounds,
+                    mixed,
+                );
+                if best.1 <= goal {
+                    break;
+                }
+            }
+            let (off, h) = best;
             if h < g.height {
                 g.off = off;
                 g.height = h;
