@@ -257,16 +257,11 @@ fn by_groups(
             .max(forest.stacked_top)
     };
     // Iterated greedy on the skyline for the groups above their bound: a share of the budget,
-    // split evenly between them (`auto` only: `exact` gives the search all its time).
-    if method == LayoutMethod::Auto {
-        // With a capacity the exact search is the better use of the time (MiniMalloc's
-        // instances): the greedy gets half its share.
-        let part = if capacity.is_some() {
-            SKYLINE_SHARE / 2.0
-        } else {
-            SKYLINE_SHARE
-        };
-        let share = budget.share(part, budget.max_states);
+    // split evenly between them (`auto` without a capacity only: `exact` gives the search all
+    // its time, and a capacity asks the search's decision question, which on MiniMalloc's
+    // instances it answers far better than the greedy).
+    if method == LayoutMethod::Auto && capacity.is_none() {
+        let share = budget.share(SKYLINE_SHARE, budget.max_states);
         let todo: Vec<usize> = (0..groups.len())
             .filter(|&k| {
                 let g = &groups[k];
