@@ -256,8 +256,7 @@ fn check_skyline(bufs: &[Buffer], align: u64, best: Option<u64>) -> Result<(), S
             start,
             0,
             &budget,
-            30,
-            mixed,
+            skyline::Rounds { max: 30, mixed },
         );
         naive_valid(bufs, &off2, h2, align).map_err(|e| format!("improve {v:?}: {e}"))?;
         if h2 != top(&off2) || h2 > h || h2 < floor {

@@ -32,6 +32,18 @@ pub enum Pick {
     Area,
 }
 
+/// A buffer's priority (higher first), compared lexicographically.
+pub type Prio = (u128, u128);
+
+/// How long [`improve`] runs and with which moves.
+#[derive(Clone, Copy, Debug)]
+pub struct Rounds {
+    /// Most rounds (it also stops at the budget's deadline).
+    pub max: u64,
+    /// Also move a buffer under a top buffer last.
+    pub mixed: bool,
+}
+
 /// A variant of the greedy: the pick rule, whether time runs backwards, and whether a buffer
 /// meeting an end of the segment goes first.
 pub type Variant = (Pick, bool, bool);
@@ -109,7 +121,7 @@ pub fn place_by(
     let mut sky = Skyline::new(t0, t1);
     let mut height = 0u64;
     while let Some((s, e, h)) = sky.lowest() {
-        let mut best: Option<((u8, (u128, u128)), u32)> = None;
+        let mut best: Option<((u8, Prio), u32)> = None;
         for &(l, i) in unplaced.range((s, 0)..(e, 0)) {
             let (_, u) = span(&bufs[i as usize]);
             if u <= e {
@@ -154,7 +166,7 @@ pub fn place_by(
 /// plateaus), or (one move in three) of any buffer. `mixed` adds a move: a buffer under a top
 /// buffer (live with it) placed last; on the real graphs each kind of move wins somewhere, so `auto`
 /// runs both, one after the other. Stops at `stop_at`, at the budget's deadline or after
-/// `max_rounds`. A fixed-seed generator makes runs reproducible.
+/// `max` rounds. A fixed-seed generator makes runs reproducible.
 pub fn improve(
     bufs: &[Buffer],
     prio: &mut Vec<(u128, u128)>,
@@ -162,8 +174,10 @@ pub fn improve(
     mut best: (Vec<u64>, u64),
     stop_at: u64,
     budget: &crate::budget::Budget,
-    max_rounds: u64,
-    mixed: bool,
+    Rounds {
+        max: max_rounds,
+        mixed,
+    }: Rounds,
 ) -> (Vec<u64>, u64) {
     let n = bufs.len();
     if n < 2 {

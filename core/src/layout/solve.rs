@@ -303,8 +303,7 @@ fn by_groups(
                         start,
                         goal,
                         &half,
-                        rounds,
-                        mixed,
+                        skyline::Rounds { max: rounds, mixed },
                     );
                     if cur.1 <= goal {
                         break;
