@@ -31,6 +31,9 @@ use crate::error::Error;
 pub const MAX_PAIRS: usize = 4_000_000;
 /// Share of `auto`'s budget for the iterated skyline greedy, before the exact search.
 const SKYLINE_SHARE: f64 = 0.5;
+/// Groups smaller than this leave the iterated skyline greedy's time to the exact search and
+/// hill climbing, which suit them better.
+const SKYLINE_MIN_BUFFERS: usize = 200;
 /// The starts of the iterated skyline greedy besides the best greedy variant.
 const SKYLINE_STARTS: [Variant; 3] = [
     (skyline::Pick::Duration, false, false),
@@ -266,7 +269,7 @@ fn by_groups(
             .filter(|&k| {
                 let g = &groups[k];
                 let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
-                g.height > goal && g.sky.is_some()
+                g.height > goal && g.sky.is_some() && g.bufs.len() >= SKYLINE_MIN_BUFFERS
             })
             .collect();
         for (done, &k) in todo.iter().enumerate() {
