@@ -169,8 +169,140 @@ fn overshoot(args: &[String]) {
     }
 }
 
+/// `--phases`: the CPU time of each pass a plan pays on the two 100,000-op families, and of
+/// `plan` itself at 1 ms, to see where the floor of `elapsed_ms` is (the minimum of 5 runs).
+fn phases() {
+    fn minflt() -> i64 {
+        // SAFETY: getrusage writes into the struct we own.
+        unsafe {
+            let mut u: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_THREAD, &mut u);
+            u.ru_minflt
+        }
+    }
+    use peakorder::order::{auto, greedy, liu, local_search, program};
+    let families = [
+        ("layered-1000x100", gen::random_layered(8, 1000, 100)),
+        ("sp-100k", gen::random_sp(9, 100_000)),
+    ];
+    let clock = common::CpuClock;
+    for (name, spec) in families {
+        let text = spec.to_json();
+        let t = common::cpu_ms();
+        let g = Graph::from_json(&text).expect("generated graphs are valid");
+        println!("{name} ({} ops): from_json {:.2} ms", g.num_ops(), common::cpu_ms() - t);
+        let p = program::program_order(&g).expect("topological");
+        if let Ok(m) = std::env::var("PHASES_LOOP") {
+            // For a profiler: only `plan` with this method at 1 ms, many times.
+            let opts = PlanOptions {
+                method: m.parse().expect("a method"),
+                budget_ms: Some(1.0),
+                ..PlanOptions::default()
+            };
+            for _ in 0..100 {
+                let _ = plan(&g, &opts, &clock);
+            }
+            continue;
+        }
+        let time = |what: &str, f: &dyn Fn()| {
+            let mut best = f64::INFINITY;
+            for _ in 0..5 {
+                let t = common::cpu_ms();
+                f();
+                best = best.min(common::cpu_ms() - t);
+            }
+            println!("  {what:<28} {best:>7.2} ms");
+        };
+        let expired = peakorder::Budget::new(&clock, Some(0.0), 1);
+        time("program_order", &|| drop(program::program_order(&g)));
+        time("check_order", &|| drop(g.check_order(&p)));
+        time("peak_of", &|| drop(peakorder::peak_of(&g, &p)));
+        time("checked_peak", &|| {
+            drop(peakorder::simulate::checked_peak(&g, &p))
+        });
+        time("simulate", &|| drop(peakorder::simulate(&g, &p)));
+        time("lower_bound", &|| {
+            let _ = peakorder::lower_bound(&g);
+        });
+        time("liu_order", &|| drop(liu::liu_order(&g)));
+        time("greedy_order", &|| drop(greedy::greedy_order(&g)));
+        time("local improve, expired", &|| {
+            drop(local_search::improve(&g, &p, &expired))
+        });
+        time("exact, expired", &|| {
+            drop(auto::exact_with_heuristics(&g, &expired))
+        });
+        time("auto, expired", &|| drop(auto::auto_order(&g, &expired)));
+        let opts1 = PlanOptions {
+            method: Method::Exact,
+            budget_ms: Some(1.0),
+            ..PlanOptions::default()
+        };
+        time("exact expired after plan", &|| {
+            let _ = plan(&g, &opts1, &clock);
+            let f0 = minflt();
+            let t = common::cpu_ms();
+            drop(auto::exact_with_heuristics(&g, &expired));
+            let a = common::cpu_ms();
+            let f1 = minflt();
+            let _ = g.check_order(&p);
+            let b = common::cpu_ms();
+            let f2 = minflt();
+            let _ = peakorder::peak_of(&g, &p);
+            let c = common::cpu_ms();
+            let _ = plan(&g, &opts1, &clock);
+            let a0 = common::cpu_ms();
+            let v1 = vec![false; g.num_ops()];
+            let a1 = common::cpu_ms();
+            let v2 = vec![0u32; g.num_ops()];
+            let a2 = common::cpu_ms();
+            let v3 = vec![0u32; g.num_ops()];
+            let a3 = common::cpu_ms();
+            println!("    allocs {:.2} {:.2} {:.2}", a1 - a0, a2 - a1, a3 - a2);
+            drop((v1, v2, v3));
+            let c0 = common::cpu_ms();
+            let _ = peakorder::simulate::checked_peak(&g, &p);
+            println!("    cold checked_peak {:.2}", common::cpu_ms() - c0);
+            let f3 = minflt();
+            println!(
+                "    exact {:.2} ({} faults) check {:.2} ({}) peak {:.2} ({})",
+                a - t,
+                f1 - f0,
+                b - a,
+                f2 - f1,
+                c - b,
+                f3 - f2
+            );
+        });
+        for method in [Method::Program, Method::Local, Method::Exact, Method::Auto] {
+            for b in [1.0, 10.0] {
+                let opts = PlanOptions {
+                    method,
+                    budget_ms: Some(b),
+                    ..PlanOptions::default()
+                };
+                let mut best = f64::INFINITY;
+                let mut worst: f64 = 0.0;
+                for _ in 0..5 {
+                    let e = plan(&g, &opts, &clock).expect("plans").elapsed_ms;
+                    best = best.min(e);
+                    worst = worst.max(e);
+                }
+                println!(
+                    "  plan {method} {b} ms: elapsed {best:.2}..{worst:.2} ms (bound {:.1})",
+                    1.1 * b + 5.0
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--phases") {
+        phases();
+        return;
+    }
     if args.iter().any(|a| a == "--overshoot") {
         overshoot(&args);
         return;
