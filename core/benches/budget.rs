@@ -15,7 +15,11 @@
 //! are read on this thread's CPU clock (`benches/common`): the machine is shared, and a wall
 //! clock would mostly measure the neighbours. Prints the worst runs and, per budget, the worst
 //! `elapsed_ms / (1.1 x budget + 5 ms)`, which must stay at most 1 (`--check` exits 1 when
-//! not). `--quick` keeps budgets 1, 10 and 100 ms and graphs of up to 5,000 ops.
+//! not). `--quick` keeps budgets 1, 10 and 100 ms and graphs of up to 5,000 ops; `--only A,B`
+//! only the graphs named A and B.
+//!
+//! `-- --phases` prints the CPU time of each pass a plan pays on the two 100,000-op families
+//! (the floor of `elapsed_ms` there) and of `plan` with 1 and 10 ms.
 
 use std::time::Instant;
 
@@ -110,7 +114,16 @@ fn overshoot(args: &[String]) {
         &[1.0, 10.0, 100.0, 1000.0]
     };
     let methods = [Method::Auto, Method::Exact, Method::Local];
-    let graphs = overshoot_graphs(quick, corpus);
+    let mut graphs = overshoot_graphs(quick, corpus);
+    // `--only NAME,NAME`: just those graphs (to iterate on the slow ones).
+    if let Some(only) = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+    {
+        let names: Vec<&str> = only.split(',').collect();
+        graphs.retain(|(name, _)| names.contains(&name.as_str()));
+    }
     let mut worst: Vec<(f64, String)> = vec![(0.0, String::new()); budgets.len()];
     let mut rows: Vec<(f64, String)> = Vec::new();
     let clock = common::CpuClock;
@@ -190,7 +203,11 @@ fn phases() {
         let text = spec.to_json();
         let t = common::cpu_ms();
         let g = Graph::from_json(&text).expect("generated graphs are valid");
-        println!("{name} ({} ops): from_json {:.2} ms", g.num_ops(), common::cpu_ms() - t);
+        println!(
+            "{name} ({} ops): from_json {:.2} ms",
+            g.num_ops(),
+            common::cpu_ms() - t
+        );
         let p = program::program_order(&g).expect("topological");
         if let Ok(m) = std::env::var("PHASES_LOOP") {
             // For a profiler: only `plan` with this method at 1 ms, many times.

@@ -161,7 +161,11 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
             };
             // Local search sets up (a bound, a simulation, a tree over the steps) before it
             // first reads the clock.
-            if short || budget.share_ms(1.0, None).is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g)) {
+            if short
+                || budget
+                    .share_ms(1.0, None)
+                    .is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g))
+            {
                 return Ok(Ordering::heuristic(start));
             }
             Ok(Ordering::heuristic(order::local_search::improve(

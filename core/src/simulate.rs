@@ -244,10 +244,7 @@ fn fast_checked_peak(g: &Graph, order: &[OpIx]) -> Option<u64> {
     let mut live = g.inputs_bytes();
     let mut peak = live;
     for &v in order {
-        if v as usize >= n
-            || is_done(done, v)
-            || g.preds(v).iter().any(|&p| !is_done(done, p))
-        {
+        if v as usize >= n || is_done(done, v) || g.preds(v).iter().any(|&p| !is_done(done, p)) {
             return None;
         }
         done[v as usize / 32] |= 1 << (v % 32);
