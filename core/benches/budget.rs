@@ -201,6 +201,10 @@ fn phases() {
     let clock = common::CpuClock;
     for (name, spec) in families {
         let text = spec.to_json();
+        if let Ok(dir) = std::env::var("PHASES_OUT") {
+            // For the CLI: `peakorder plan DIR/NAME.json --budget-ms 1 --json`.
+            std::fs::write(format!("{dir}/{name}.json"), &text).expect("write graph");
+        }
         let t = common::cpu_ms();
         let g = Graph::from_json(&text).expect("generated graphs are valid");
         println!(
