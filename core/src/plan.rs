@@ -331,7 +331,8 @@ fn plan_bound(
     if let Some(b) = ordering.lower_bound {
         offer(&mut best, b, ordering.bound_by.unwrap_or(BoundKind::Search));
     }
-    if best.0 < peak {
+    // Past the deadline the part bound is the simple bound again (another pass): skipped.
+    if best.0 < peak && !stop() {
         offer(&mut best, part_lower_bound_until(g, stop), BoundKind::Part);
     }
     if best.0 < peak && method != Method::Auto && !stop() {
