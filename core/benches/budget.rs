@@ -21,6 +21,7 @@
 //! `-- --phases` prints the CPU time of each pass a plan pays on the two 100,000-op families
 //! (the floor of `elapsed_ms` there) and of `plan` with 1 and 10 ms.
 
+use std::hint::black_box;
 use std::time::Instant;
 
 #[path = "common/mod.rs"]
@@ -185,6 +186,10 @@ fn overshoot(args: &[String]) {
 /// `--phases`: the CPU time of each pass a plan pays on the two 100,000-op families, and of
 /// `plan` itself at 1 ms, to see where the floor of `elapsed_ms` is (the minimum of 5 runs).
 fn phases() {
+    /// Keeps a result from being optimised away.
+    fn keep<T>(x: T) {
+        black_box(x);
+    }
     fn minflt() -> i64 {
         // SAFETY: getrusage writes into the struct we own.
         unsafe {
@@ -235,26 +240,26 @@ fn phases() {
             println!("  {what:<28} {best:>7.2} ms");
         };
         let expired = peakorder::Budget::new(&clock, Some(0.0), 1);
-        time("program_order", &|| drop(program::program_order(&g)));
-        time("check_order", &|| drop(g.check_order(&p)));
-        time("peak_of", &|| drop(peakorder::peak_of(&g, &p)));
+        time("program_order", &|| keep(program::program_order(&g)));
+        time("check_order", &|| keep(g.check_order(&p)));
+        time("peak_of", &|| keep(peakorder::peak_of(&g, &p)));
         time("checked_peak", &|| {
-            drop(peakorder::simulate::checked_peak(&g, &p))
+            keep(peakorder::simulate::checked_peak(&g, &p))
         });
-        time("simulate", &|| drop(peakorder::simulate(&g, &p)));
-        time("op_ids (and their drop)", &|| drop(g.op_ids(&p)));
+        time("simulate", &|| keep(peakorder::simulate(&g, &p)));
+        time("op_ids (and their drop)", &|| keep(g.op_ids(&p)));
         time("lower_bound", &|| {
-            let _ = peakorder::lower_bound(&g);
+            keep(peakorder::lower_bound(&g));
         });
-        time("liu_order", &|| drop(liu::liu_order(&g)));
-        time("greedy_order", &|| drop(greedy::greedy_order(&g)));
+        time("liu_order", &|| keep(liu::liu_order(&g)));
+        time("greedy_order", &|| keep(greedy::greedy_order(&g)));
         time("local improve, expired", &|| {
-            drop(local_search::improve(&g, &p, &expired))
+            keep(local_search::improve(&g, &p, &expired))
         });
         time("exact, expired", &|| {
-            drop(auto::exact_with_heuristics(&g, &expired))
+            keep(auto::exact_with_heuristics(&g, &expired))
         });
-        time("auto, expired", &|| drop(auto::auto_order(&g, &expired)));
+        time("auto, expired", &|| keep(auto::auto_order(&g, &expired)));
         let opts1 = PlanOptions {
             method: Method::Exact,
             budget_ms: Some(1.0),
@@ -264,7 +269,7 @@ fn phases() {
             let _ = plan(&g, &opts1, &clock);
             let f0 = minflt();
             let t = common::cpu_ms();
-            drop(auto::exact_with_heuristics(&g, &expired));
+            keep(auto::exact_with_heuristics(&g, &expired));
             let a = common::cpu_ms();
             let f1 = minflt();
             let _ = g.check_order(&p);
