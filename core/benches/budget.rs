@@ -16,7 +16,7 @@
 //! clock would mostly measure the neighbours. Prints the worst runs and, per budget, the worst
 //! `elapsed_ms / (1.1 x budget + 5 ms)`, which must stay at most 1 (`--check` exits 1 when
 //! not). `--quick` keeps budgets 1, 10 and 100 ms and graphs of up to 5,000 ops; `--only A,B`
-//! only the graphs named A and B.
+//! only the graphs named A and B (of any size).
 //!
 //! `-- --phases` prints the CPU time of each pass a plan pays on the two 100,000-op families
 //! (the floor of `elapsed_ms` there) and of `plan` with 1 and 10 ms.
@@ -55,7 +55,11 @@ pub fn hard_graphs() -> Vec<(&'static str, GraphSpec)> {
 }
 
 /// Every graph the overshoot measurement runs on: name and JSON text.
-fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)> {
+fn overshoot_graphs(
+    quick: bool,
+    corpus: Option<String>,
+    only: Option<&[&str]>,
+) -> Vec<(String, String)> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let mut out = Vec::new();
     let mut dirs = vec![format!("{root}/tests/cases"), format!("{root}/tests/hard")];
@@ -94,8 +98,11 @@ fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)
     for (name, spec) in families {
         out.push((name.to_string(), spec.to_json()));
     }
-    if quick {
+    if quick && only.is_none() {
         out.retain(|(_, text)| Graph::from_json(text).map_or(true, |g| g.num_ops() <= 5_000));
+    }
+    if let Some(names) = only {
+        out.retain(|(name, _)| names.contains(&name.as_str()));
     }
     out
 }
@@ -115,16 +122,13 @@ fn overshoot(args: &[String]) {
         &[1.0, 10.0, 100.0, 1000.0]
     };
     let methods = [Method::Auto, Method::Exact, Method::Local];
-    let mut graphs = overshoot_graphs(quick, corpus);
-    // `--only NAME,NAME`: just those graphs (to iterate on the slow ones).
-    if let Some(only) = args
+    // `--only NAME,NAME`: just those graphs, whatever their size.
+    let only: Option<Vec<&str>> = args
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
-    {
-        let names: Vec<&str> = only.split(',').collect();
-        graphs.retain(|(name, _)| names.contains(&name.as_str()));
-    }
+        .map(|names| names.split(',').collect());
+    let graphs = overshoot_graphs(quick, corpus, only.as_deref());
     let mut worst: Vec<(f64, String)> = vec![(0.0, String::new()); budgets.len()];
     let mut rows: Vec<(f64, String)> = Vec::new();
     let clock = common::CpuClock;

@@ -138,9 +138,12 @@ impl Default for PlanOptions {
 pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering, Error> {
     // A search given less time than it needs to set up (a few passes over the graph) returns
     // the order it starts from, without those passes: a 1 ms budget on a 100,000-op graph.
-    let short = budget
-        .share_ms(1.0, None)
-        .is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g));
+    // Read on the clock when asked.
+    let short = || {
+        budget
+            .share_ms(1.0, None)
+            .is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g))
+    };
     match method {
         Method::Program => order::program::program_order(g).map(Ordering::heuristic),
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
@@ -161,11 +164,7 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
             };
             // Local search sets up (a bound, a simulation, a tree over the steps) before it
             // first reads the clock.
-            if short
-                || budget
-                    .share_ms(1.0, None)
-                    .is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g))
-            {
+            if short() {
                 return Ok(Ordering::heuristic(start));
             }
             Ok(Ordering::heuristic(order::local_search::improve(
@@ -183,7 +182,7 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
         // Both start by scoring the heuristics' orders (a check and a simulation each) and
         // set up for seconds more only when the clock leaves room: with less than that, the
         // program order, else the first heuristic, as they would return.
-        Method::Exact | Method::Auto if short => Ok(Ordering::heuristic(
+        Method::Exact | Method::Auto if short() => Ok(Ordering::heuristic(
             order::program::program_order(g).unwrap_or_else(|_| order::greedy::greedy_order(g)),
         )),
         Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
