@@ -242,6 +242,12 @@ proptest! {
             prop_assert_eq!(got.bytes, want, "set {:?}", s);
         }
         prop_assert!(sets.iter().any(|s| s.end == End::First) || (0..g.num_ops() as OpIx).all(|v| g.succs(v).len() < 2));
+        // The last of the sinks (the end of every order) and the first of the sources.
+        let n = g.num_ops() as OpIx;
+        let sinks: Vec<OpIx> = (0..n).filter(|&v| g.succs(v).is_empty()).collect();
+        let sources: Vec<OpIx> = (0..n).filter(|&v| g.preds(v).is_empty()).collect();
+        prop_assert!(sinks.len() < 2 || sets.iter().any(|s| s.end == End::Last && s.ops == sinks));
+        prop_assert!(sources.len() < 2 || sets.iter().any(|s| s.end == End::First && s.ops == sources));
         let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
     }

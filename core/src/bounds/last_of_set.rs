@@ -10,9 +10,13 @@
 //! whose outputs pile up until the last one runs; the producers of one op's inputs, which must
 //! all be live together), and what an op with several consumers needs: until the first of
 //! them runs, all of its outputs are live (a training step's weight gradient, waiting for its
-//! update, while the backward pass goes on). The sets tried are the readers of each storage and
-//! the predecessors of each op (last of the set), and the successors of each op (first of the
-//! set), with at least two ops each, largest total output first.
+//! update, while the backward pass goes on). The sets tried are the readers of each storage,
+//! the predecessors of each op and the sinks of the graph (last of the set), and the successors
+//! of each op and the sources of the graph (first of the set), with at least two ops each,
+//! largest total output first. The last of the sinks is the last op of the order: everything
+//! else has run, so what the graph keeps to the end (its outputs) is live beside that op's
+//! inputs, outputs and workspace, which is what the simple end bound misses on workflows whose
+//! many outputs pile up (WfCommons mag, cycles, 1000genome).
 //!
 //! Most sets need no flow: in any order, the set's last op runs after the rest of the set, so
 //! the memory while it runs in a known order is an upper bound on the set's bound (for the
@@ -78,6 +82,14 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     for t in 0..g.num_tensors() as u32 {
         add(End::Last, g.users(t));
     }
+    // Every op is an ancestor of a sink (or one), so when the last sink runs every other op
+    // has run: the end of the order, where what the graph keeps (its outputs) meets the last
+    // op's own memory. Mirrored, the first source runs before any other op.
+    let n = g.num_ops() as OpIx;
+    let sinks: Vec<OpIx> = (0..n).filter(|&v| net.succs(v).is_empty()).collect();
+    add(End::Last, &sinks);
+    let sources: Vec<OpIx> = (0..n).filter(|&v| net.preds(v).is_empty()).collect();
+    add(End::First, &sources);
     sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
     sets.dedup();
     let weight = |s: &OpSet| -> u64 {
