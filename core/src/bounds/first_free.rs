@@ -1,0 +1,194 @@
+//! The first-free bound: until the first of a set B of (donated) graph inputs is freed, all of
+//! B is live. Some input s of B is freed first, right after its last reader x runs, and while
+//! x runs every other reader of s has run and all of B is still live. So every order's peak is
+//! at least
+//! `min over s in B, x reading s of cut(x with the other readers of s before it, B live)`,
+//! the cut of [`super::cut`] on a network that counts B as never freed
+//! ([`CutNetwork::with_live`]); an x that another reader of s must follow is skipped.
+//!
+//! The cut alone lets each op pick a downset that frees whatever inputs it likes, each op its
+//! own; this bound makes them agree on one moment, the start, which is what workflows whose
+//! large inputs are each read by a fan of jobs need (WfCommons 1000genome: whichever job runs
+//! first, all the chromosome files are still live). It is the same argument as the last of a
+//! set ([`super::last_of_set`]) with S the readers of s, plus what it knows of every other input
+//! at that moment.
+//!
+//! Which B: a larger B counts more bytes but offers more first frees, some of them cheap (a
+//! small input whose one reader can run at the start). The sets tried are the largest inputs,
+//! the first k of them for k = all, half, a quarter, ... one. Within a set the candidates are
+//! taken by a cheap lower bound on their cut, smallest first, each flow capped at the least cut
+//! so far; the set ends once the next candidate's cheap bound reaches that least (it is then
+//! the set's bound) or the least is at or under the best bound already known (the set cannot
+//! beat it).
+
+use crate::graph::Graph;
+use crate::OpIx;
+
+use super::cut::CutNetwork;
+
+/// An op and the ops of a downset to run before it (indexed by op).
+pub type Hint = (OpIx, Vec<bool>);
+
+/// The result of [`first_free_bound`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstFree {
+    /// A true lower bound on every order's peak, at least the `floor` passed in.
+    pub bytes: u64,
+    /// How many of the largest inputs formed the B that gave it (0 when the floor was not
+    /// beaten).
+    pub inputs: usize,
+    /// False when `stop()` ended the scan before every set was tried.
+    pub complete: bool,
+    /// Maximum flows computed.
+    pub flows: usize,
+    /// A start for orders: the op of the first set tried (B = all the inputs) whose cut was
+    /// the least, and the ops of its minimising downset. An order that runs them first and
+    /// then it ([`prefixed`]) frees an input at that cut's cost, often the best start there is.
+    pub hint: Option<Hint>,
+}
+
+/// `order` (a topological order of `g`) with the hint's downset run first, in `order`'s own
+/// sequence, then the hint's op, then the rest in `order`'s sequence: a topological order too,
+/// as the downset is closed under predecessors and holds every predecessor of the op.
+pub fn prefixed(order: &[OpIx], hint: &Hint) -> Vec<OpIx> {
+    let (x, before) = hint;
+    let mut out: Vec<OpIx> = order
+        .iter()
+        .copied()
+        .filter(|&v| before[v as usize])
+        .collect();
+    out.push(*x);
+    out.extend(
+        order
+            .iter()
+            .copied()
+            .filter(|&v| v != *x && !before[v as usize]),
+    );
+    out
+}
+
+/// The graph inputs a first free can be about: storages live at the start that some op reads
+/// and that are freed once read (not pinned), largest first.
+pub fn freeable_inputs(g: &Graph) -> Vec<u32> {
+    let mut ins: Vec<u32> = g
+        .input_storages()
+        .filter(|&s| g.size(s) > 0 && !g.pinned(s) && !g.users(s).is_empty())
+        .collect();
+    ins.sort_by_key(|&s| (std::cmp::Reverse(g.size(s)), s));
+    ins
+}
+
+/// The first-free bound of `g` with B = the first `k` of `inputs` (from
+/// [`freeable_inputs`]): exactly `min over s in B, x reading s` of the cut (or `cap`, when
+/// that reaches it), or some value at or under `floor` once the scan finds the set cannot beat
+/// it; `None` when `stop()` cut it short. With it, the op of the least cut and its minimising
+/// downset (see [`FirstFree::hint`]). `flows` counts the maximum flows.
+pub fn first_free_of(
+    g: &Graph,
+    inputs: &[u32],
+    k: usize,
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    flows: &mut usize,
+) -> Option<(u64, Option<Hint>)> {
+    let mut hint = None;
+    let b = &inputs[..k.min(inputs.len())];
+    if b.is_empty() {
+        return Some((floor, None));
+    }
+    let mut live = vec![false; g.num_tensors()];
+    for &s in b {
+        live[s as usize] = true;
+    }
+    let net = CutNetwork::with_live(g, &[], &live);
+    if !net.usable() {
+        return Some((floor, None));
+    }
+    // (cheap lower bound, op, storage): the constant, the op's own memory, and what else it
+    // reads that the network does not count already.
+    let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
+    for &s in b {
+        let readers = g.users(s);
+        for &x in readers {
+            // Another reader right after x (a direct successor) must follow it: x never frees s.
+            // (Further descendants are found by the flow's own check.)
+            if g.succs(x).iter().any(|y| readers.contains(y)) {
+                continue;
+            }
+            let reads = g
+                .reads(x)
+                .iter()
+                .filter(|&&t| !live[t as usize])
+                .filter(|&&t| {
+                    let tt = &g.tensors()[t as usize];
+                    !(tt.producer.is_none() && (g.pinned(t) || g.users(t).is_empty()))
+                })
+                .map(|&t| g.size(t))
+                .fold(0u64, u64::saturating_add);
+            cands.push((net.constant_during(g, x).saturating_add(reads), x, s));
+        }
+    }
+    cands.sort_unstable();
+    let mut least = cap;
+    let mut before: Vec<OpIx> = Vec::new();
+    for &(cheap, x, s) in &cands {
+        if cheap >= least || least <= floor {
+            break;
+        }
+        if stop() {
+            return None;
+        }
+        before.clear();
+        before.extend(g.users(s).iter().copied().filter(|&y| y != x));
+        let c = net.during_between(g, x, &before, &[], least, stop);
+        *flows += 1;
+        if !c.finished {
+            return None;
+        }
+        // u64::MAX: another reader of s must follow x, so x never frees s.
+        if c.bytes < least {
+            least = c.bytes;
+            if let Some(d) = c.before {
+                hint = Some((x, d));
+            }
+        }
+    }
+    Some((least, hint))
+}
+
+/// The largest first-free bound over B = the largest k inputs, for k = all of them, half, a
+/// quarter, ... one, and `floor`. `cap`: a value no bound needs to exceed (the best known
+/// peak). `stop()` is read before each flow; cut short, the best so far is still a true bound.
+pub fn first_free_bound(g: &Graph, floor: u64, cap: u64, stop: &dyn Fn() -> bool) -> FirstFree {
+    let inputs = freeable_inputs(g);
+    let mut best = FirstFree {
+        bytes: floor,
+        inputs: 0,
+        complete: true,
+        flows: 0,
+        hint: None,
+    };
+    let mut k = inputs.len();
+    while k > 0 && best.bytes < cap {
+        let b = first_free_of(g, &inputs, k, best.bytes, cap, stop, &mut best.flows);
+        match b.map(|(b, hint)| {
+            if k == inputs.len() {
+                best.hint = hint;
+            }
+            b
+        }) {
+            None => {
+                best.complete = false;
+                break;
+            }
+            Some(b) if b > best.bytes => {
+                best.bytes = b;
+                best.inputs = k;
+            }
+            Some(_) => {}
+        }
+        k /= 2;
+    }
+    best
+}
