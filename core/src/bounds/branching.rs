@@ -465,6 +465,16 @@ pub fn prove(
         }
         root.complete = los.complete;
     }
+    let mut hinted = None;
+    if root.complete && root.node.bound < best_peak && !stop() {
+        let ff = super::first_free::first_free_bound(g, root.node.bound, best_peak, stop);
+        hinted = ff.hint.map(|h| super::first_free::prefixed(&best, &h));
+        flows += ff.flows as u64;
+        if ff.bytes > root.node.bound {
+            (root.node.bound, source) = (ff.bytes, BoundKind::FirstFree);
+        }
+        root.complete = ff.complete;
+    }
     let root_bound = root.node.bound.min(best_peak);
     let offer = |order: &[OpIx], best: &mut Vec<OpIx>, best_peak: &mut u64| {
         let p = peak_of(g, order);
@@ -474,6 +484,9 @@ pub fn prove(
         }
     };
     offer(&root.node.order, &mut best, &mut best_peak);
+    if let Some(order) = hinted {
+        offer(&order, &mut best, &mut best_peak);
+    }
     let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
         bound: bound.min(best_peak),
         source: if bound.min(best_peak) > root_bound {
