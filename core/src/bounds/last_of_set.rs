@@ -30,6 +30,7 @@ use crate::graph::Graph;
 use crate::OpIx;
 
 use super::cut::CutNetwork;
+use super::first_free::Hint;
 
 /// Which end of a set a bound looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +61,10 @@ pub struct LastOfSet {
     pub complete: bool,
     /// Maximum flows computed.
     pub flows: usize,
+    /// For the set that gave the bound, its op of the least cut and that cut's minimising
+    /// downset, when the flow reported one: a start for orders
+    /// ([`super::first_free::prefixed`]).
+    pub hint: Option<Hint>,
 }
 
 /// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
@@ -146,6 +151,7 @@ pub fn last_of_set_bound(
         set: None,
         complete: true,
         flows: 0,
+        hint: None,
     };
     let mut rest: Vec<OpIx> = Vec::new();
     'sets: for k in by_upper {
@@ -160,6 +166,7 @@ pub fn last_of_set_bound(
         let cap2 = cap.min(set_upper[k]);
         let cap1 = best.bytes.saturating_add(1).min(cap2);
         let mut least = u64::MAX;
+        let mut least_hint: Option<Hint> = None;
         let mut probed = false;
         for &x in &xs {
             if stop() {
@@ -188,6 +195,7 @@ pub fn last_of_set_bound(
             if cut <= best.bytes {
                 continue 'sets; // at or under the best: this set cannot beat it
             }
+            let mut downset = probe.before;
             let exact = if probed || cap1 >= cap2 {
                 cut.min(cap2)
             } else {
@@ -197,14 +205,19 @@ pub fn last_of_set_bound(
                     best.complete = false;
                     break 'sets;
                 }
+                downset = exact.before;
                 exact.bytes
             };
             probed = true;
-            least = least.min(exact);
+            if exact < least {
+                least = exact;
+                least_hint = downset.map(|d| (x, d));
+            }
         }
         if least != u64::MAX && least > best.bytes {
             best.bytes = least;
             best.set = Some(s.clone());
+            best.hint = least_hint;
         }
     }
     best
