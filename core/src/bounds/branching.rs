@@ -447,6 +447,8 @@ pub fn prove(
     } else {
         floor.1
     };
+    // Starts for orders from the bounds' minimising downsets (see first_free::prefixed).
+    let mut hints = Vec::new();
     if root.complete && root.node.bound < best_peak && !stop() {
         // The last-of-set bound holds for the whole graph, so it floors every node.
         let net = CutNetwork::new(g, &[]);
@@ -456,6 +458,7 @@ pub fn prove(
         orders.extend(others.iter().take(2));
         let los = last_of_set_bound(g, &net, &sets, &orders, root.node.bound, best_peak, stop);
         flows += los.flows as u64;
+        hints.extend(los.hint);
         if los.bytes > root.node.bound {
             root.node.bound = los.bytes;
             source = match los.set.map(|s| s.end) {
@@ -465,10 +468,9 @@ pub fn prove(
         }
         root.complete = los.complete;
     }
-    let mut hinted = None;
     if root.complete && root.node.bound < best_peak && !stop() {
         let ff = super::first_free::first_free_bound(g, root.node.bound, best_peak, stop);
-        hinted = ff.hint.map(|h| super::first_free::prefixed(&best, &h));
+        hints.extend(ff.hint);
         flows += ff.flows as u64;
         if ff.bytes > root.node.bound {
             (root.node.bound, source) = (ff.bytes, BoundKind::FirstFree);
@@ -484,8 +486,17 @@ pub fn prove(
         }
     };
     offer(&root.node.order, &mut best, &mut best_peak);
-    if let Some(order) = hinted {
-        offer(&order, &mut best, &mut best_peak);
+    let bases: Vec<Vec<OpIx>> = [&best[..], &root.node.order[..]]
+        .into_iter()
+        .chain(others.iter().take(2).copied())
+        .map(|o| o.to_vec())
+        .collect();
+    for (h, base) in hints.iter().flat_map(|h| bases.iter().map(move |b| (h, b))) {
+        offer(
+            &super::first_free::prefixed(base, h),
+            &mut best,
+            &mut best_peak,
+        );
     }
     let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
         bound: bound.min(best_peak),
