@@ -287,6 +287,9 @@ proptest! {
         prop_assert!(sources.len() < 2 || sets.iter().any(|s| s.end == End::First && s.ops == sources));
         let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
+        if let Some(h) = &all.hint {
+            prop_assert!(g.check_order(&prefixed(&order, h)).is_ok());
+        }
     }
 
     /// An op's cut with ops forced after it is exactly the brute-force least over the downsets
