@@ -78,6 +78,31 @@ pub fn freeable_inputs(g: &Graph) -> Vec<u32> {
     ins
 }
 
+/// True when every order that runs `before` (and the ancestors of `x`) before `x` has freed an
+/// input of `b` other than those of `skip` by then: all of its readers are in that closure. Then
+/// `x` is not the moment the argument is about (the first free, or the second), and it is
+/// skipped: the network, which counts all of B live, does not know it.
+fn frees_another(
+    g: &Graph,
+    x: OpIx,
+    before: &[OpIx],
+    b: &[u32],
+    skip: &[u32],
+    seen: &mut Vec<bool>,
+) -> bool {
+    seen.clear();
+    seen.resize(g.num_ops(), false);
+    let mut stack: Vec<OpIx> = g.preds(x).iter().chain(before).copied().collect();
+    while let Some(u) = stack.pop() {
+        if !std::mem::replace(&mut seen[u as usize], true) {
+            stack.extend(g.preds(u).iter().copied().filter(|&p| !seen[p as usize]));
+        }
+    }
+    b.iter()
+        .filter(|s| !skip.contains(s))
+        .any(|&s| g.users(s).iter().all(|&u| seen[u as usize]))
+}
+
 /// The first-free bound of `g` with B = the first `k` of `inputs` (from
 /// [`freeable_inputs`]): exactly `min over s in B, x reading s` of the cut (or `cap`, when
 /// that reaches it), or some value at or under `floor` once the scan finds the set cannot beat
@@ -132,6 +157,7 @@ pub fn first_free_of(
     cands.sort_unstable();
     let mut least = cap;
     let mut before: Vec<OpIx> = Vec::new();
+    let mut seen = Vec::new();
     for &(cheap, x, s) in &cands {
         if cheap >= least || least <= floor {
             break;
@@ -141,6 +167,9 @@ pub fn first_free_of(
         }
         before.clear();
         before.extend(g.users(s).iter().copied().filter(|&y| y != x));
+        if frees_another(g, x, &before, b, &[s], &mut seen) {
+            continue;
+        }
         let c = net.during_between(g, x, &before, &[], least, stop);
         *flows += 1;
         if !c.finished {
@@ -155,6 +184,149 @@ pub fn first_free_of(
         }
     }
     Some((least, hint))
+}
+
+/// Candidate sizes up to which [`second_free_of`] runs (inputs times their readers).
+const SECOND_FREE_WORK: usize = 20_000;
+
+/// The second free, the same argument one step on: let s1 be the first input of B freed (at
+/// its last reader x1) and s2 the next (at x2). While x1 runs all of B is live; while x2 runs
+/// all of B but s1 is, and every reader of s1 and of s2 but x2 has run. So the peak is at least
+/// `min over s1, x1 of max(first(s1, x1), min over s2, x2 of second(s1, s2, x2))`, where
+/// `second` is the cut of x2 with those readers before it and B \ {s1} counted live. When x1
+/// also reads another input of B, both may be freed at once and only `first` counts. What a
+/// fan of splits needs (WfCommons epigenomics: the first split job is cheap, the second one
+/// runs while the first one's chunks are still being processed). Returns like
+/// [`first_free_of`] (the exact bound, or a value at or under `floor`, capped at `cap`); the
+/// bound of B alone (no second free) when B has fewer than two inputs or too many candidates.
+pub fn second_free_of(
+    g: &Graph,
+    inputs: &[u32],
+    k: usize,
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    flows: &mut usize,
+) -> Option<u64> {
+    let b = &inputs[..k.min(inputs.len())];
+    let readers: usize = b.iter().map(|&s| g.users(s).len()).sum();
+    if b.len() < 2 || b.len().saturating_mul(readers) > SECOND_FREE_WORK {
+        return first_free_of(g, inputs, k, floor, cap, stop, flows).map(|r| r.0);
+    }
+    let mut live = vec![false; g.num_tensors()];
+    for &s in b {
+        live[s as usize] = true;
+    }
+    let net = CutNetwork::with_live(g, &[], &live);
+    if !net.usable() {
+        return Some(floor);
+    }
+    let mut least = cap;
+    // The second-free part of each s1, once computed (capped at the `least` of that time,
+    // which only falls, so a capped value still caps).
+    let mut second: Vec<Option<u64>> = vec![None; b.len()];
+    let mut before: Vec<OpIx> = Vec::new();
+    let mut seen = Vec::new();
+    for (i, &s1) in b.iter().enumerate() {
+        let r1 = g.users(s1);
+        for &x1 in r1 {
+            if g.succs(x1).iter().any(|y| r1.contains(y)) {
+                continue;
+            }
+            if stop() {
+                return None;
+            }
+            before.clear();
+            before.extend(r1.iter().copied().filter(|&y| y != x1));
+            if frees_another(g, x1, &before, b, &[s1], &mut seen) {
+                continue;
+            }
+            let c = net.during_between(g, x1, &before, &[], least, stop);
+            *flows += 1;
+            if !c.finished {
+                return None;
+            }
+            if c.bytes >= least {
+                continue; // infeasible (u64::MAX), or cannot lower the least
+            }
+            let at_once = g.reads(x1).iter().any(|&t| t != s1 && live[t as usize]);
+            let v = if at_once {
+                c.bytes
+            } else {
+                if second[i].is_none() {
+                    second[i] = Some(second_part(g, b, i, least, stop, flows)?);
+                }
+                c.bytes.max(second[i].expect("just computed"))
+            };
+            least = least.min(v);
+            if least <= floor {
+                return Some(least);
+            }
+        }
+    }
+    Some(least)
+}
+
+/// `min over s2 in B \ {s1}, x2 reading s2 (not s1)` of x2's cut with every reader of s1 and
+/// of s2 but x2 before it, B \ {s1} live; capped at `cap`.
+fn second_part(
+    g: &Graph,
+    b: &[u32],
+    i: usize,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    flows: &mut usize,
+) -> Option<u64> {
+    let s1 = b[i];
+    let mut live = vec![false; g.num_tensors()];
+    for &s in b.iter().filter(|&&s| s != s1) {
+        live[s as usize] = true;
+    }
+    let net = CutNetwork::with_live(g, &[], &live);
+    if !net.usable() {
+        return Some(0);
+    }
+    let r1 = g.users(s1);
+    let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
+    for &s2 in b.iter().filter(|&&s| s != s1) {
+        let r2 = g.users(s2);
+        for &x2 in r2 {
+            if r1.contains(&x2) || g.succs(x2).iter().any(|y| r2.contains(y)) {
+                continue;
+            }
+            cands.push((net.constant_during(g, x2), x2, s2));
+        }
+    }
+    cands.sort_unstable();
+    let mut least = cap;
+    let mut before: Vec<OpIx> = Vec::new();
+    let mut seen = Vec::new();
+    for &(cheap, x2, s2) in &cands {
+        if cheap >= least {
+            break;
+        }
+        if stop() {
+            return None;
+        }
+        before.clear();
+        before.extend(r1.iter().copied());
+        before.extend(g.users(s2).iter().copied().filter(|&y| y != x2));
+        if frees_another(g, x2, &before, b, &[s1, s2], &mut seen) {
+            continue;
+        }
+        let c = net.during_between(g, x2, &before, &[], least, stop);
+        *flows += 1;
+        if !c.finished {
+            return None;
+        }
+        least = least.min(c.bytes);
+    }
+    // No candidate left (every one skipped) gives no bound: the second free may be at x1.
+    Some(if least == cap && cands.is_empty() {
+        0
+    } else {
+        least
+    })
 }
 
 /// The largest first-free bound over B = the largest k inputs, for k = all of them, half, a
@@ -172,12 +344,21 @@ pub fn first_free_bound(g: &Graph, floor: u64, cap: u64, stop: &dyn Fn() -> bool
     let mut k = inputs.len();
     while k > 0 && best.bytes < cap {
         let b = first_free_of(g, &inputs, k, best.bytes, cap, stop, &mut best.flows);
-        match b.map(|(b, hint)| {
+        let b = b.map(|(b, hint)| {
             if k == inputs.len() {
                 best.hint = hint;
             }
             b
-        }) {
+        });
+        // The second free, on the whole set only, when the first leaves something to prove.
+        let b = match b {
+            Some(b) if k == inputs.len() && b.max(best.bytes) < cap => {
+                let floor = b.max(best.bytes);
+                second_free_of(g, &inputs, k, floor, cap, stop, &mut best.flows).map(|c| c.max(b))
+            }
+            b => b,
+        };
+        match b {
             None => {
                 best.complete = false;
                 break;
