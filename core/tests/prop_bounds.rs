@@ -345,7 +345,7 @@ proptest! {
             prop_assert_eq!(got, Some(want), "B = {:?}", &inputs[..k]);
         }
         let best = brute_force(&g);
-        let all = first_free_bound(&g, 0, u64::MAX, &|| false);
+        let all = first_free_bound(&g, &greedy_order(&g), 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "first-free {} above the optimum {}", all.bytes, best);
         if let Some(h) = &all.hint {
             let order = prefixed(&greedy_order(&g), h);

@@ -469,7 +469,7 @@ pub fn prove(
         root.complete = los.complete;
     }
     if root.complete && root.node.bound < best_peak && !stop() {
-        let ff = super::first_free::first_free_bound(g, root.node.bound, best_peak, stop);
+        let ff = super::first_free::first_free_bound(g, &best, root.node.bound, best_peak, stop);
         hints.extend(ff.hint);
         flows += ff.flows as u64;
         if ff.bytes > root.node.bound {

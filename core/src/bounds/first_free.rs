@@ -329,10 +329,49 @@ fn second_part(
     })
 }
 
+/// Upper bounds from a known order on the first-free and second-free bounds of B = the first
+/// `k` of `inputs`: the memory while the op that first frees an input of B runs (that op's cut
+/// is one the bound minimises over, and at most that memory), and the larger of it and the
+/// memory at the second free (the same at once when one op frees both). `during`: the memory
+/// while each op runs in `order`.
+fn free_moments(g: &Graph, order: &[OpIx], during: &[u64], inputs: &[u32], k: usize) -> (u64, u64) {
+    let mut left = vec![0u32; g.num_tensors()];
+    for &s in &inputs[..k] {
+        left[s as usize] = g.users(s).len() as u32;
+    }
+    let mut first = None;
+    for &v in order {
+        let mut freed = 0;
+        for &t in g.reads(v) {
+            if left[t as usize] > 0 {
+                left[t as usize] -= 1;
+                freed += usize::from(left[t as usize] == 0);
+            }
+        }
+        let d = during[v as usize];
+        match (first, freed) {
+            (_, 0) => {}
+            (None, 1) => first = Some(d),
+            (None, _) => return (d, d),
+            (Some(f), _) => return (f, d.max(f)),
+        }
+    }
+    // Not freed in the order (it is not one of g): no bound to skip by.
+    (u64::MAX, u64::MAX)
+}
+
 /// The largest first-free bound over B = the largest k inputs, for k = all of them, half, a
-/// quarter, ... one, and `floor`. `cap`: a value no bound needs to exceed (the best known
-/// peak). `stop()` is read before each flow; cut short, the best so far is still a true bound.
-pub fn first_free_bound(g: &Graph, floor: u64, cap: u64, stop: &dyn Fn() -> bool) -> FirstFree {
+/// quarter, ... one, and `floor`; with the second free for B = all of them. `order`, a
+/// topological order of `g`, bounds each of them from above: a set that cannot beat the best
+/// so far costs no flow. `cap`: a value no bound needs to exceed (the best known peak).
+/// `stop()` is read before each flow; cut short, the best so far is still a true bound.
+pub fn first_free_bound(
+    g: &Graph,
+    order: &[OpIx],
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+) -> FirstFree {
     let inputs = freeable_inputs(g);
     let mut best = FirstFree {
         bytes: floor,
@@ -341,18 +380,29 @@ pub fn first_free_bound(g: &Graph, floor: u64, cap: u64, stop: &dyn Fn() -> bool
         flows: 0,
         hint: None,
     };
+    let during = super::cut::during_in(g, order);
     let mut k = inputs.len();
     while k > 0 && best.bytes < cap {
-        let b = first_free_of(g, &inputs, k, best.bytes, cap, stop, &mut best.flows);
-        let b = b.map(|(b, hint)| {
-            if k == inputs.len() {
-                best.hint = hint;
-            }
-            b
-        });
+        let (up1, up2) = free_moments(g, order, &during, &inputs, k);
+        let all = k == inputs.len();
+        if up2 <= best.bytes || (!all && up1 <= best.bytes) {
+            k /= 2;
+            continue;
+        }
+        let mut b = Some(best.bytes);
+        if up1 > best.bytes {
+            b = first_free_of(g, &inputs, k, best.bytes, cap, stop, &mut best.flows).map(
+                |(b, hint)| {
+                    if all {
+                        best.hint = hint;
+                    }
+                    b
+                },
+            );
+        }
         // The second free, on the whole set only, when the first leaves something to prove.
         let b = match b {
-            Some(b) if k == inputs.len() && b.max(best.bytes) < cap => {
+            Some(b) if all && b.max(best.bytes) < cap => {
                 let floor = b.max(best.bytes);
                 second_free_of(g, &inputs, k, floor, cap, stop, &mut best.flows).map(|c| c.max(b))
             }
