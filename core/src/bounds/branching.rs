@@ -38,6 +38,9 @@ use super::last_of_set::{candidate_sets, last_of_set_bound, End};
 /// Downsets kept per node to choose the next pair from.
 const KEEP_CUTS: usize = 12;
 
+/// Clock reads the first-free bound may make per op of the graph (on top of a few thousand).
+const FIRST_FREE_READS_PER_OP: u64 = 4;
+
 /// The outcome of [`prove`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proof {
@@ -469,13 +472,20 @@ pub fn prove(
         root.complete = los.complete;
     }
     if root.complete && root.node.bound < best_peak && !stop() {
-        let ff = super::first_free::first_free_bound(g, &best, root.node.bound, best_peak, stop);
+        // Its flows are capped (by the clock reads, about one per flow phase) so that a graph
+        // where it cannot help (a training step) keeps its time for branching; cut short, it
+        // is still a bound, and the search goes on.
+        let reads = std::cell::Cell::new(0u64);
+        let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+        let ff_stop = || stop() || reads.replace(reads.get() + 1) > cap;
+        let ff =
+            super::first_free::first_free_bound(g, &best, root.node.bound, best_peak, &ff_stop);
         hints.extend(ff.hint);
         flows += ff.flows as u64;
         if ff.bytes > root.node.bound {
             (root.node.bound, source) = (ff.bytes, BoundKind::FirstFree);
         }
-        root.complete = ff.complete;
+        root.complete = ff.complete || !stop();
     }
     let root_bound = root.node.bound.min(best_peak);
     let offer = |order: &[OpIx], best: &mut Vec<OpIx>, best_peak: &mut u64| {
