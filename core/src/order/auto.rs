@@ -287,8 +287,9 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
     starts.push(best.1.clone());
     let polished = local_search::improve_best(g, starts, 3, budget);
-    if peak_of(g, &polished) < best.0 {
-        best = (peak_of(g, &polished), polished);
+    let polished_peak = peak_of(g, &polished);
+    if polished_peak < best.0 {
+        best = (polished_peak, polished);
     }
     if bound.0 >= best.0 {
         return proven(best.1, bound.1);
