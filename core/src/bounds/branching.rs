@@ -38,6 +38,9 @@ use super::last_of_set::{candidate_sets, last_of_set_bound, End};
 /// Downsets kept per node to choose the next pair from.
 const KEEP_CUTS: usize = 12;
 
+/// Clock reads the first-free bound may make per op of the graph (on top of a few thousand).
+const FIRST_FREE_READS_PER_OP: u64 = 4;
+
 /// The outcome of [`prove`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proof {
@@ -447,6 +450,8 @@ pub fn prove(
     } else {
         floor.1
     };
+    // Starts for orders from the bounds' minimising downsets (see first_free::prefixed).
+    let mut hints = Vec::new();
     if root.complete && root.node.bound < best_peak && !stop() {
         // The last-of-set bound holds for the whole graph, so it floors every node.
         let net = CutNetwork::new(g, &[]);
@@ -456,6 +461,7 @@ pub fn prove(
         orders.extend(others.iter().take(2));
         let los = last_of_set_bound(g, &net, &sets, &orders, root.node.bound, best_peak, stop);
         flows += los.flows as u64;
+        hints.extend(los.hint);
         if los.bytes > root.node.bound {
             root.node.bound = los.bytes;
             source = match los.set.map(|s| s.end) {
@@ -464,6 +470,22 @@ pub fn prove(
             };
         }
         root.complete = los.complete;
+    }
+    if root.complete && root.node.bound < best_peak && !stop() {
+        // Its flows are capped (by the clock reads, about one per flow phase) so that a graph
+        // where it cannot help (a training step) keeps its time for branching; cut short, it
+        // is still a bound, and the search goes on.
+        let reads = std::cell::Cell::new(0u64);
+        let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+        let ff_stop = || stop() || reads.replace(reads.get() + 1) > cap;
+        let ff =
+            super::first_free::first_free_bound(g, &best, root.node.bound, best_peak, &ff_stop);
+        hints.extend(ff.hint);
+        flows += ff.flows as u64;
+        if ff.bytes > root.node.bound {
+            (root.node.bound, source) = (ff.bytes, BoundKind::FirstFree);
+        }
+        root.complete = ff.complete || !stop();
     }
     let root_bound = root.node.bound.min(best_peak);
     let offer = |order: &[OpIx], best: &mut Vec<OpIx>, best_peak: &mut u64| {
@@ -474,6 +496,18 @@ pub fn prove(
         }
     };
     offer(&root.node.order, &mut best, &mut best_peak);
+    let bases: Vec<Vec<OpIx>> = [&best[..], &root.node.order[..]]
+        .into_iter()
+        .chain(others.iter().take(2).copied())
+        .map(|o| o.to_vec())
+        .collect();
+    for (h, base) in hints.iter().flat_map(|h| bases.iter().map(move |b| (h, b))) {
+        offer(
+            &super::first_free::prefixed(base, h),
+            &mut best,
+            &mut best_peak,
+        );
+    }
     let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
         bound: bound.min(best_peak),
         source: if bound.min(best_peak) > root_bound {
