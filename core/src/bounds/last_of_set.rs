@@ -67,9 +67,13 @@ pub struct LastOfSet {
     pub hint: Option<Hint>,
 }
 
+/// How many halving thresholds [`candidate_sets`] tries for its heavy-op sets.
+const HEAVY_THRESHOLDS: usize = 24;
+
 /// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
 /// each op (last of the set), successors of each op (first of the set), two or more ops each,
-/// deduplicated, largest total output first.
+/// deduplicated, largest total output first; and the heavy ops at halving thresholds (last of
+/// the set).
 pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     let mut sets: Vec<OpSet> = Vec::new();
     let mut add = |end: End, ops: &[OpIx]| {
@@ -95,6 +99,39 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     add(End::Last, &sinks);
     let sources: Vec<OpIx> = (0..n).filter(|&v| net.preds(v).is_empty()).collect();
     add(End::First, &sources);
+    // The heavy ops: those whose own memory (reads, outputs, workspace) is at least a threshold,
+    // for thresholds halving from the largest. The last of them runs after the rest, and the
+    // light ops free to follow it (those with no heavy descendant) are all that can keep their
+    // outputs off its peak: on workflows whose outputs pile up, a tiny sink (a samplesheet
+    // check) may run last, but the last heavy op still meets nearly every output (WfCommons
+    // atacseq). Any set is sound (see the module comment); these only add candidates.
+    let own: Vec<u64> = (0..n)
+        .map(|v| {
+            g.reads(v)
+                .iter()
+                .map(|&s| g.size(s))
+                .fold(0, u64::saturating_add)
+                .saturating_add(g.alloc(v))
+                .saturating_add(g.workspace(v))
+        })
+        .collect();
+    let top = own.iter().copied().max().unwrap_or(0);
+    let mut theta = top / 2;
+    let mut last_len = 0;
+    for _ in 0..HEAVY_THRESHOLDS {
+        if theta == 0 {
+            break;
+        }
+        let heavy: Vec<OpIx> = (0..n).filter(|&v| own[v as usize] >= theta).collect();
+        if heavy.len() == n as usize {
+            break;
+        }
+        if heavy.len() > last_len {
+            last_len = heavy.len();
+            add(End::Last, &heavy);
+        }
+        theta /= 2;
+    }
     sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
     sets.dedup();
     let weight = |s: &OpSet| -> u64 {
