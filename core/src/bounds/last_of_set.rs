@@ -116,18 +116,44 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
         })
         .collect();
     let top = own.iter().copied().max().unwrap_or(0);
+    // A topological order of the network (Kahn), for the heavy-descendant pass.
+    let mut indeg: Vec<usize> = (0..n).map(|v| net.preds(v).len()).collect();
+    let mut topo: Vec<OpIx> = (0..n).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut head = 0;
+    while head < topo.len() {
+        let v = topo[head];
+        head += 1;
+        for &w in net.succs(v) {
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                topo.push(w);
+            }
+        }
+    }
     let mut theta = top / 2;
     let mut last_len = 0;
     for _ in 0..HEAVY_THRESHOLDS {
         if theta == 0 {
             break;
         }
-        let heavy: Vec<OpIx> = (0..n).filter(|&v| own[v as usize] >= theta).collect();
-        if heavy.len() == n as usize {
+        // Only the heavy ops with no heavy descendant: the others run before one of those, so
+        // before the last, and the set's bound is the same with fewer ops to try.
+        let mut below = vec![false; n as usize];
+        for &v in topo.iter().rev() {
+            below[v as usize] = net
+                .succs(v)
+                .iter()
+                .any(|&w| below[w as usize] || own[w as usize] >= theta);
+        }
+        let heavy: Vec<OpIx> = (0..n)
+            .filter(|&v| own[v as usize] >= theta && !below[v as usize])
+            .collect();
+        let count = (0..n).filter(|&v| own[v as usize] >= theta).count();
+        if count == n as usize {
             break;
         }
-        if heavy.len() > last_len {
-            last_len = heavy.len();
+        if count > last_len {
+            last_len = count;
             add(End::Last, &heavy);
         }
         theta /= 2;
