@@ -11,7 +11,8 @@
 //! all be live together), and what an op with several consumers needs: until the first of
 //! them runs, all of its outputs are live (a training step's weight gradient, waiting for its
 //! update, while the backward pass goes on). The sets tried are the readers of each storage,
-//! the predecessors of each op and the sinks of the graph (last of the set), and the successors
+//! the predecessors of each op, the sinks of the graph and the heavy ops at halving thresholds of
+//! their own memory (last of the set), and the successors
 //! of each op and the sources of the graph (first of the set), with at least two ops each,
 //! largest total output first. The last of the sinks is the last op of the order: everything
 //! else has run, so what the graph keeps to the end (its outputs) is live beside that op's
