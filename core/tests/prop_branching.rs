@@ -1,6 +1,6 @@
 //! The proof search kept between runs (`bounds::branching::Search`, as `auto` runs it: a
 //! first run cut short, orders found elsewhere offered, more runs going on from the open
-//! nodes) against brute force on small random graphs: after every run the bound is at most
+//! nodes or from a restarted tree) against brute force on small random graphs: after every run the bound is at most
 //! the optimum, the order is valid and simulates to the peak reported, and a finished search
 //! has met the optimum.
 
@@ -48,7 +48,8 @@ fn after(calls: u64, count: &Cell<u64>) -> impl Fn() -> bool + '_ {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
-    /// Runs cut short at random points, with other orders offered between them, never give
+    /// Runs cut short at random points, with another order offered and the tree restarted
+    /// between them, never give
     /// a bound above the optimum; a finished run has met it.
     #[test]
     fn resumed_search_bound_is_true(
@@ -67,6 +68,9 @@ proptest! {
         for (i, &(calls, set_calls, more)) in runs.iter().enumerate() {
             if i == 1 {
                 search.offer(others[1]);
+            }
+            if i == 2 {
+                search.restart();
             }
             nodes += more;
             let stop = after(calls, &count);

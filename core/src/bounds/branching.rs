@@ -431,8 +431,8 @@ pub fn prove(
 enum Root {
     /// Not evaluated in full yet (a run was cut short): the cuts it found so far.
     Pending(Vec<(OpIx, Known)>),
-    /// Evaluated; whether the last-of-set scan went through every set.
-    Done { sets_complete: bool },
+    /// Evaluated, with the cuts it found.
+    Done(Vec<(OpIx, Known)>),
 }
 
 /// The proof search of [`prove`], kept between runs: a later [`Search::run`] goes on from
@@ -444,7 +444,8 @@ pub struct Search<'g> {
     best_peak: u64,
     /// Upper bounds on each op's cut from every order seen before the root.
     upper: Vec<u64>,
-    /// Two of the other orders passed in: they bound the last-of-set scan's sets.
+    /// The incumbent and two of the other orders passed in: they bound the last-of-set
+    /// scan's sets.
     others: Vec<Vec<OpIx>>,
     /// A bound on the whole graph (the floor, the root's cut and last-of-set bounds).
     floor: u64,
@@ -452,6 +453,8 @@ pub struct Search<'g> {
     /// The least bound the open nodes had when a run last ended (so a true bound).
     bound: u64,
     root: Root,
+    /// The last-of-set scan went through every set.
+    sets_done: bool,
     /// The root's own bound (above it, branching gave the bound).
     root_bound: u64,
     flows: u64,
@@ -482,16 +485,18 @@ impl<'g> Search<'g> {
                 *u = (*u).min(d);
             }
         }
+        let kept = others.iter().take(2).copied().map(|o| o.to_vec()).collect();
         let mut s = Search {
             g,
             best_peak: peak_of(g, &incumbent),
             best: incumbent,
             upper,
-            others: others.iter().take(2).map(|o| o.to_vec()).collect(),
+            others: kept,
             floor: floor.0,
             floor_by: floor.1,
             bound: floor.0,
             root: Root::Pending(Vec::new()),
+            sets_done: false,
             root_bound: floor.0,
             flows: 0,
             nodes: 0,
@@ -513,6 +518,29 @@ impl<'g> Search<'g> {
             self.best_peak = p;
             self.best = order.to_vec();
         }
+    }
+
+    /// Starts the branching over from the root with the best order so far, keeping what
+    /// holds for the whole graph (the root's cuts, the floor, the last-of-set scan's result):
+    /// a fresh dive from a better incumbent (after local search) gets further than the old
+    /// tree, best-first with ties to the deepest, often does.
+    pub fn restart(&mut self) {
+        if let Root::Done(known) = &mut self.root {
+            self.root = Root::Pending(std::mem::take(known));
+            // The old tree's least open bound holds for every order: it floors the new one.
+            if self.bound > self.floor {
+                (self.floor, self.floor_by) = (self.bound, BoundKind::Branching);
+            }
+            self.open.clear();
+            self.store.clear();
+            self.held = 0;
+            self.stuck = false;
+        }
+    }
+
+    /// Nodes evaluated so far, over every run.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
     }
 
     /// Raises the search's floor to a bound proven elsewhere (and what proved it).
@@ -577,22 +605,18 @@ impl<'g> Search<'g> {
             if root.node.bound > self.floor {
                 (self.floor, self.floor_by) = (root.node.bound, BoundKind::Cut);
             }
-            self.root = Root::Done {
-                sets_complete: false,
-            };
+            self.root = Root::Done(root.node.known.clone());
             self.held = node_bytes(&root.node);
             self.open.push((Reverse(root.node.bound), 0, 0));
             self.store.push(Some((root.node, root.pair)));
         }
-        if let Root::Done {
-            sets_complete: false,
-        } = self.root
-        {
+        if !self.sets_done {
             if self.floor < self.best_peak && !stop() && !(limits.sets_stop)() {
                 // The last-of-set bound holds for the whole graph, so it floors every node.
                 let net = CutNetwork::new(g, &[]);
                 let sets = candidate_sets(g, &net);
-                // Each order costs a simulation: the two best and two more bound the sets well.
+                // Each order costs a simulation: the two best and three more bound the sets
+                // well.
                 let top = self
                     .open
                     .peek()
@@ -621,11 +645,7 @@ impl<'g> Search<'g> {
                 // Cut short, the scan runs again in the next run (sets that could not beat
                 // the bound then are dismissed by a cheap capped flow); branching gets the
                 // rest of this one.
-                if los.complete {
-                    self.root = Root::Done {
-                        sets_complete: true,
-                    };
-                }
+                self.sets_done = los.complete;
             }
             self.root_bound = self.root_bound.max(self.floor);
         }
