@@ -4,17 +4,20 @@
 //! 2. Otherwise the near-linear heuristics run ([`fallback_candidates`]: greedy,
 //!    Inductor's three, XLA's three, SP-ization, the program order), each after a look at the
 //!    clock, and the best order is the incumbent.
-//! 3. The proof search ([`crate::bounds::branching`]) takes a share of the time: the whole-graph
-//!    cut bound (every heuristic's order bounds each op's cut from above, so few flows are
-//!    needed), the last-of-set bound, then precedence branching, whose nodes' orders improve
-//!    the incumbent as it goes. Most real graphs are proven right there. On small graphs (up to
-//!    200 ops) only the two bounds run here, and branching after the exact search.
+//! 3. The proof search ([`crate::bounds::branching::Search`], one for every phase below, each
+//!    run going on where the last one ended) takes a share of the time: the whole-graph cut
+//!    bound (every heuristic's order bounds each op's cut from above, so few flows are
+//!    needed), the last-of-set bound within a part of that share, then precedence branching,
+//!    whose nodes' orders improve the incumbent as it goes. Most real graphs are proven right
+//!    there. On small graphs (up to 200 ops) only the two bounds run here, and branching after
+//!    the exact search.
 //! 4. The exact search ([`super::exact`]) starts from that order with that bound as its floor,
 //!    and proves it optimal or improves it.
 //! 5. When neither finished, local search ([`local_search::improve_best`]) polishes the best
 //!    candidates and the searches' orders with the time left; the best proven bound is kept.
 //! 6. Local search usually stops (no move helps) well before the deadline: the proof search
-//!    runs once more from the polished order until the deadline.
+//!    runs once more until the deadline, with the polished order as its incumbent, from its
+//!    open nodes (or, once its tree is large, from a restarted one).
 //!
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
