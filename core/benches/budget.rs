@@ -15,8 +15,13 @@
 //! are read on this thread's CPU clock (`benches/common`): the machine is shared, and a wall
 //! clock would mostly measure the neighbours. Prints the worst runs and, per budget, the worst
 //! `elapsed_ms / (1.1 x budget + 5 ms)`, which must stay at most 1 (`--check` exits 1 when
-//! not). `--quick` keeps budgets 1, 10 and 100 ms and graphs of up to 5,000 ops.
+//! not). `--quick` keeps budgets 1, 10 and 100 ms and graphs of up to 5,000 ops; `--only A,B`
+//! only the graphs named A and B (of any size).
+//!
+//! `-- --phases` prints the CPU time of each pass a plan pays on the two 100,000-op families
+//! (the floor of `elapsed_ms` there) and of `plan` with 1 and 10 ms.
 
+use std::hint::black_box;
 use std::time::Instant;
 
 #[path = "common/mod.rs"]
@@ -50,7 +55,11 @@ pub fn hard_graphs() -> Vec<(&'static str, GraphSpec)> {
 }
 
 /// Every graph the overshoot measurement runs on: name and JSON text.
-fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)> {
+fn overshoot_graphs(
+    quick: bool,
+    corpus: Option<String>,
+    only: Option<&[&str]>,
+) -> Vec<(String, String)> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let mut out = Vec::new();
     let mut dirs = vec![format!("{root}/tests/cases"), format!("{root}/tests/hard")];
@@ -89,8 +98,11 @@ fn overshoot_graphs(quick: bool, corpus: Option<String>) -> Vec<(String, String)
     for (name, spec) in families {
         out.push((name.to_string(), spec.to_json()));
     }
-    if quick {
+    if quick && only.is_none() {
         out.retain(|(_, text)| Graph::from_json(text).map_or(true, |g| g.num_ops() <= 5_000));
+    }
+    if let Some(names) = only {
+        out.retain(|(name, _)| names.contains(&name.as_str()));
     }
     out
 }
@@ -110,7 +122,13 @@ fn overshoot(args: &[String]) {
         &[1.0, 10.0, 100.0, 1000.0]
     };
     let methods = [Method::Auto, Method::Exact, Method::Local];
-    let graphs = overshoot_graphs(quick, corpus);
+    // `--only NAME,NAME`: just those graphs, whatever their size.
+    let only: Option<Vec<&str>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|names| names.split(',').collect());
+    let graphs = overshoot_graphs(quick, corpus, only.as_deref());
     let mut worst: Vec<(f64, String)> = vec![(0.0, String::new()); budgets.len()];
     let mut rows: Vec<(f64, String)> = Vec::new();
     let clock = common::CpuClock;
@@ -169,8 +187,159 @@ fn overshoot(args: &[String]) {
     }
 }
 
+/// `--phases`: the CPU time of each pass a plan pays on the two 100,000-op families, and of
+/// `plan` itself at 1 ms, to see where the floor of `elapsed_ms` is (the minimum of 5 runs).
+fn phases() {
+    /// Keeps a result from being optimised away.
+    fn keep<T>(x: T) {
+        black_box(x);
+    }
+    fn minflt() -> i64 {
+        // SAFETY: getrusage writes into the struct we own.
+        unsafe {
+            let mut u: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_THREAD, &mut u);
+            u.ru_minflt
+        }
+    }
+    use peakorder::order::{auto, greedy, liu, local_search, program};
+    let families = [
+        ("layered-1000x100", gen::random_layered(8, 1000, 100)),
+        ("sp-100k", gen::random_sp(9, 100_000)),
+    ];
+    let clock = common::CpuClock;
+    for (name, spec) in families {
+        let text = spec.to_json();
+        if let Ok(dir) = std::env::var("PHASES_OUT") {
+            // For the CLI: `peakorder plan DIR/NAME.json --budget-ms 1 --json`.
+            std::fs::write(format!("{dir}/{name}.json"), &text).expect("write graph");
+        }
+        let t = common::cpu_ms();
+        let g = Graph::from_json(&text).expect("generated graphs are valid");
+        println!(
+            "{name} ({} ops): from_json {:.2} ms",
+            g.num_ops(),
+            common::cpu_ms() - t
+        );
+        let p = program::program_order(&g).expect("topological");
+        if let Ok(m) = std::env::var("PHASES_LOOP") {
+            // For a profiler: only `plan` with this method at 1 ms, many times.
+            let opts = PlanOptions {
+                method: m.parse().expect("a method"),
+                budget_ms: Some(1.0),
+                ..PlanOptions::default()
+            };
+            for _ in 0..100 {
+                let _ = plan(&g, &opts, &clock);
+            }
+            continue;
+        }
+        let time = |what: &str, f: &dyn Fn()| {
+            let mut best = f64::INFINITY;
+            for _ in 0..5 {
+                let t = common::cpu_ms();
+                f();
+                best = best.min(common::cpu_ms() - t);
+            }
+            println!("  {what:<28} {best:>7.2} ms");
+        };
+        let expired = peakorder::Budget::new(&clock, Some(0.0), 1);
+        time("program_order", &|| keep(program::program_order(&g)));
+        time("check_order", &|| keep(g.check_order(&p)));
+        time("peak_of", &|| keep(peakorder::peak_of(&g, &p)));
+        time("checked_peak", &|| {
+            keep(peakorder::simulate::checked_peak(&g, &p))
+        });
+        time("simulate", &|| keep(peakorder::simulate(&g, &p)));
+        time("op_ids (and their drop)", &|| keep(g.op_ids(&p)));
+        time("lower_bound", &|| {
+            keep(peakorder::lower_bound(&g));
+        });
+        time("liu_order", &|| keep(liu::liu_order(&g)));
+        time("greedy_order", &|| keep(greedy::greedy_order(&g)));
+        time("local improve, expired", &|| {
+            keep(local_search::improve(&g, &p, &expired))
+        });
+        time("exact, expired", &|| {
+            keep(auto::exact_with_heuristics(&g, &expired))
+        });
+        time("auto, expired", &|| keep(auto::auto_order(&g, &expired)));
+        let opts1 = PlanOptions {
+            method: Method::Exact,
+            budget_ms: Some(1.0),
+            ..PlanOptions::default()
+        };
+        time("exact expired after plan", &|| {
+            let _ = plan(&g, &opts1, &clock);
+            let f0 = minflt();
+            let t = common::cpu_ms();
+            keep(auto::exact_with_heuristics(&g, &expired));
+            let a = common::cpu_ms();
+            let f1 = minflt();
+            let _ = g.check_order(&p);
+            let b = common::cpu_ms();
+            let f2 = minflt();
+            let _ = peakorder::peak_of(&g, &p);
+            let c = common::cpu_ms();
+            let _ = plan(&g, &opts1, &clock);
+            let a0 = common::cpu_ms();
+            let v1 = vec![false; g.num_ops()];
+            let a1 = common::cpu_ms();
+            let v2 = vec![0u32; g.num_ops()];
+            let a2 = common::cpu_ms();
+            let v3 = vec![0u32; g.num_ops()];
+            let a3 = common::cpu_ms();
+            println!("    allocs {:.2} {:.2} {:.2}", a1 - a0, a2 - a1, a3 - a2);
+            drop((v1, v2, v3));
+            let c0 = common::cpu_ms();
+            let _ = peakorder::simulate::checked_peak(&g, &p);
+            println!("    cold checked_peak {:.2}", common::cpu_ms() - c0);
+            let f3 = minflt();
+            println!(
+                "    exact {:.2} ({} faults) check {:.2} ({}) peak {:.2} ({})",
+                a - t,
+                f1 - f0,
+                b - a,
+                f2 - f1,
+                c - b,
+                f3 - f2
+            );
+        });
+        for method in [Method::Program, Method::Local, Method::Exact, Method::Auto] {
+            for b in [1.0, 10.0] {
+                let opts = PlanOptions {
+                    method,
+                    budget_ms: Some(b),
+                    ..PlanOptions::default()
+                };
+                let mut best = f64::INFINITY;
+                let mut worst: f64 = 0.0;
+                let mut whole: f64 = 0.0;
+                for _ in 0..5 {
+                    let t = common::cpu_ms();
+                    let e = plan(&g, &opts, &clock).expect("plans").elapsed_ms;
+                    whole = whole.max(common::cpu_ms() - t);
+                    best = best.min(e);
+                    worst = worst.max(e);
+                }
+                // `elapsed_ms` is the method and the re-check; the whole call also pays the
+                // plan's bound, the program order's peak and the op ids.
+                println!(
+                    "  plan {method} {b} ms: elapsed {best:.2}..{worst:.2} ms (bound {:.1}), \
+                     whole call up to {whole:.2} ms",
+                    1.1 * b + 5.0
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--phases") {
+        phases();
+        return;
+    }
     if args.iter().any(|a| a == "--overshoot") {
         overshoot(&args);
         return;

@@ -87,6 +87,9 @@ pub struct Graph {
     reads: Csr,
     creates: Csr,
     alloc: Vec<u64>,
+    // Each op's workspace, dense: the simulator reads it every step (an `Op` is a few cache
+    // lines wide).
+    workspace: Vec<u64>,
     inputs_bytes: u64,
 }
 
@@ -191,6 +194,7 @@ impl Graph {
             reads,
             creates,
             alloc,
+            workspace,
             inputs_bytes,
         } = derive_memory(&tensors, &ops, &outputs)?;
         Ok(Graph {
@@ -208,6 +212,7 @@ impl Graph {
             reads,
             creates,
             alloc,
+            workspace,
             inputs_bytes,
         })
     }
@@ -278,7 +283,7 @@ impl Graph {
     }
     /// Scratch bytes op `v` needs while it runs.
     pub fn workspace(&self, v: OpIx) -> u64 {
-        self.ops[v as usize].workspace
+        self.workspace[v as usize]
     }
     /// Memory at the start: all graph inputs.
     pub fn inputs_bytes(&self) -> u64 {
@@ -530,6 +535,9 @@ struct MemoryModel {
     reads: Csr,
     creates: Csr,
     alloc: Vec<u64>,
+    // Each op's workspace, dense: the simulator reads it every step (an `Op` is a few cache
+    // lines wide).
+    workspace: Vec<u64>,
     inputs_bytes: u64,
 }
 
@@ -621,6 +629,7 @@ fn derive_memory(
         reads,
         creates,
         alloc,
+        workspace: ops.iter().map(|o| o.workspace).collect(),
         inputs_bytes,
     })
 }

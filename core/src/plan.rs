@@ -21,7 +21,7 @@ use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
 use crate::order::exact::{part_lower_bound, part_lower_bound_until};
-use crate::simulate::peak_of;
+use crate::simulate::{checked_peak, peak_of};
 use crate::OpIx;
 
 /// A planning method.
@@ -136,6 +136,14 @@ impl Default for PlanOptions {
 
 /// Runs one orderer.
 pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering, Error> {
+    // A search given less time than it needs to set up (a few passes over the graph) returns
+    // the order it starts from, without those passes: a 1 ms budget on a 100,000-op graph.
+    // Read on the clock when asked.
+    let short = || {
+        budget
+            .share_ms(1.0, None)
+            .is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g))
+    };
     match method {
         Method::Program => order::program::program_order(g).map(Ordering::heuristic),
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
@@ -154,6 +162,11 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
                 }
                 _ => order::greedy::greedy_order(g),
             };
+            // Local search sets up (a bound, a simulation, a tree over the steps) before it
+            // first reads the clock.
+            if short() {
+                return Ok(Ordering::heuristic(start));
+            }
             Ok(Ordering::heuristic(order::local_search::improve(
                 g, &start, budget,
             )))
@@ -166,6 +179,12 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
             lower_bound: None,
             bound_by: Some(BoundKind::Liu),
         }),
+        // Both start by scoring the heuristics' orders (a check and a simulation each) and
+        // set up for seconds more only when the clock leaves room: with less than that, the
+        // program order, else the first heuristic, as they would return.
+        Method::Exact | Method::Auto if short() => Ok(Ordering::heuristic(
+            order::program::program_order(g).unwrap_or_else(|_| order::greedy::greedy_order(g)),
+        )),
         Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
         Method::Auto => Ok(order::auto::auto_order(g, budget)),
     }
@@ -174,6 +193,16 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
 /// About how long the greedy order takes on `g` (0.4 µs per op, measured on 100,000 ops).
 fn greedy_ms(g: &Graph) -> f64 {
     g.num_ops() as f64 * 4e-4
+}
+
+/// Passes over the graph a search pays before it first reads the clock (see [`run_method`]).
+const SETUP_PASSES: f64 = 6.0;
+
+/// About how long one pass over `g` (a check, a simulation) takes: 20 ns per op and storage,
+/// the most measured on the two 100,000-op families (`benches/budget.rs --phases`) once a
+/// heap full of freed blocks makes every large allocation slow.
+fn pass_ms(g: &Graph) -> f64 {
+    (g.num_ops() + g.num_tensors()) as f64 * 2e-5
 }
 
 /// A plan (docs/design.md §3).
@@ -241,12 +270,13 @@ fn plan_one<'a>(
     hooks: &Hooks<'a>,
 ) -> Result<(Ordering, u64, f64), Error> {
     let start = clock.now_ms();
-    let budget = make_budget(opts, clock, start, hooks);
+    // The method's deadline leaves room for the re-check below, which every plan pays.
+    let mut budget = make_budget(opts, clock, start, hooks);
+    budget.deadline_ms = budget.deadline_ms.map(|d| start.max(d - pass_ms(g)));
     let ordering = run_method(g, opts.method, &budget)?;
     // Every order is re-checked: a planner bug must surface as a failed check, never as a
     // silently wrong plan.
-    g.check_order(&ordering.order)?;
-    let peak = peak_of(g, &ordering.order);
+    let peak = checked_peak(g, &ordering.order)?;
     let elapsed = (clock.now_ms() - start).max(0.0);
     Ok((ordering, peak, elapsed))
 }
@@ -300,7 +330,8 @@ fn plan_bound(
     if let Some(b) = ordering.lower_bound {
         offer(&mut best, b, ordering.bound_by.unwrap_or(BoundKind::Search));
     }
-    if best.0 < peak {
+    // Past the deadline the part bound is the simple bound again (another pass): skipped.
+    if best.0 < peak && !stop() {
         offer(&mut best, part_lower_bound_until(g, stop), BoundKind::Part);
     }
     if best.0 < peak && method != Method::Auto && !stop() {

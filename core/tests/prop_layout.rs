@@ -14,7 +14,7 @@ use common::random_graph;
 use peakorder::generators::Rng;
 use peakorder::layout::problem::{Buffer, Problem};
 use peakorder::layout::{
-    csv, layout_intervals, plan_and_layout, solve, LayoutMethod, LayoutOptions,
+    csv, layout_intervals, plan_and_layout, skyline, solve, LayoutMethod, LayoutOptions,
 };
 use peakorder::{layout, simulate, Clock, Graph, Hooks, NoClock, OpIx, PlanOptions};
 use proptest::prelude::*;
@@ -218,6 +218,83 @@ fn exact_matches_brute_force_on_larger_seeded_instances() {
         let n = rng.range(5, 9) as usize;
         let bufs = random_buffers(&mut rng, n);
         check_problem(&bufs, 1).unwrap_or_else(|e| panic!("{bufs:?}: {e}"));
+    }
+}
+
+/// The skyline greedy (`auto`'s portfolio, not a method of its own) and its iterated greedy:
+/// every variant valid by the naive check, its height the highest top, never below the optimum
+/// (`best`, when known) or the naive peak; the iterated greedy never worse than its start.
+fn check_skyline(bufs: &[Buffer], align: u64, best: Option<u64>) -> Result<(), String> {
+    let p = problem(bufs, align);
+    let floor = best.unwrap_or_else(|| naive_peak(bufs, align));
+    let top = |off: &[u64]| {
+        bufs.iter()
+            .zip(off)
+            .filter(|(b, _)| b.size > 0)
+            .map(|(b, &o)| o + aligned(b.size, align))
+            .max()
+            .unwrap_or(0)
+    };
+    let clock = NoClock;
+    for v @ (pick, rev, edges) in skyline::VARIANTS {
+        let (off, h) = skyline::place(p.buffers(), v);
+        naive_valid(bufs, &off, h, align).map_err(|e| format!("{v:?}: {e}"))?;
+        if h != top(&off) || h < floor {
+            return Err(format!(
+                "{v:?}: height {h}, top {}, floor {floor}",
+                top(&off)
+            ));
+        }
+        let budget = peakorder::Budget::new(&clock, None, 1 << 20);
+        let mut prio = skyline::priorities(p.buffers(), pick);
+        let mixed = h % 2 == 0;
+        let start = (off, h);
+        let (off2, h2) = skyline::improve(
+            p.buffers(),
+            &mut prio,
+            (rev, edges),
+            start,
+            0,
+            &budget,
+            skyline::Rounds { max: 30, mixed },
+        );
+        naive_valid(bufs, &off2, h2, align).map_err(|e| format!("improve {v:?}: {e}"))?;
+        if h2 != top(&off2) || h2 > h || h2 < floor {
+            return Err(format!(
+                "improve {v:?}: height {h2} from {h}, floor {floor}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn skyline_layouts_are_valid(bufs in buffers(), align in prop_oneof![3 => Just(1u64), 1 => Just(2u64), 1 => Just(3u64)]) {
+        let best = brute_force(&bufs, align);
+        check_skyline(&bufs, align, Some(best)).map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn skyline_layouts_are_valid_on_larger_seeded_instances() {
+    // Up to 60 buffers over a longer time span: many segments, raises and merges.
+    let mut rng = Rng::new(23);
+    for _ in 0..1000 {
+        let n = rng.range(10, 60) as usize;
+        let bufs: Vec<Buffer> = (0..n)
+            .map(|_| {
+                let lower = rng.range(0, 30);
+                Buffer {
+                    lower,
+                    upper: lower + rng.range(1, 12),
+                    size: rng.range(0, 9),
+                }
+            })
+            .collect();
+        check_skyline(&bufs, 1 + rng.range(0, 3), None).unwrap_or_else(|e| panic!("{bufs:?}: {e}"));
     }
 }
 

@@ -10,7 +10,9 @@ use std::collections::{HashMap, HashSet};
 use common::any_graph;
 use peakorder::dtype::Dtype;
 use peakorder::format::GraphSpec;
+use peakorder::order::program::program_order;
 use peakorder::referee::least_peak;
+use peakorder::simulate::checked_peak;
 use peakorder::{lower_bound, plan, simulate, Graph, Method, NoClock, OpIx, PlanOptions};
 use proptest::prelude::*;
 
@@ -139,6 +141,41 @@ proptest! {
         prop_assert_eq!(got, steps);
         prop_assert_eq!(sim.peak_bytes, peakorder::peak_of(g, &order));
         prop_assert!(sim.peak_bytes >= lower_bound(g));
+    }
+
+    /// The plan's one-pass re-check is the full check plus the simulation: the same peak on
+    /// every valid order, the same error on every invalid one (a swap, a repeat, a missing or
+    /// unknown op); and the program order's check agrees with the full check.
+    #[test]
+    fn checked_peak_is_check_order_and_peak_of(
+        c in any_graph(0..=9),
+        picks in prop::collection::vec(0usize..1000, 12),
+        i in 0usize..16,
+        j in 0usize..16,
+        mutation in 0usize..5,
+    ) {
+        let g = &c.graph;
+        let order = random_topo(g, &picks);
+        prop_assert_eq!(checked_peak(g, &order).unwrap(), peakorder::peak_of(g, &order));
+        let identity: Vec<OpIx> = (0..g.num_ops() as OpIx).collect();
+        prop_assert_eq!(
+            program_order(g).map_err(|e| e.to_string()),
+            g.check_order(&identity).map(|()| identity.clone()).map_err(|e| e.to_string())
+        );
+        let mut bad = order.clone();
+        let n = bad.len();
+        match mutation {
+            0 if n > 1 => bad.swap(i % n, j % n),
+            1 if n > 0 => bad[i % n] = bad[j % n],
+            2 if n > 0 => { bad.remove(i % n); }
+            3 => bad.push(n as OpIx + (i as OpIx)),
+            _ => bad.push(bad.first().copied().unwrap_or(0)),
+        }
+        let want = g.check_order(&bad).map(|()| peakorder::peak_of(g, &bad));
+        prop_assert_eq!(
+            checked_peak(g, &bad).map_err(|e| e.to_string()),
+            want.map_err(|e| e.to_string())
+        );
     }
 
     #[test]

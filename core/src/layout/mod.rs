@@ -27,6 +27,7 @@ pub mod options;
 pub mod output;
 pub mod overlaps;
 pub mod problem;
+pub mod skyline;
 pub mod solve;
 
 pub use api::{layout, layout_hooked, layout_intervals};

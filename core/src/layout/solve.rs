@@ -22,12 +22,26 @@ use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::problem::{peak_live, Buffer, Problem};
+use super::skyline::{self, Variant};
 use crate::budget::Budget;
 use crate::error::Error;
 
 /// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
 pub const MAX_PAIRS: usize = 4_000_000;
+/// Share of `auto`'s budget for the iterated skyline greedy, before the exact search.
+const SKYLINE_SHARE: f64 = 0.5;
+/// Groups smaller than this leave the iterated skyline greedy's time to the exact search and
+/// hill climbing, which suit them better.
+const SKYLINE_MIN_BUFFERS: usize = 200;
+/// The starts of the iterated skyline greedy besides the best greedy variant.
+const SKYLINE_STARTS: [Variant; 3] = [
+    (skyline::Pick::Duration, false, false),
+    (skyline::Pick::Area, false, true),
+    (skyline::Pick::Duration, false, true),
+];
+/// Most rounds of the iterated skyline greedy per group (it also stops at the deadline).
+const SKYLINE_ROUNDS: u64 = 2_000;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -154,6 +168,8 @@ struct Group {
     bound: u64,
     /// The exact search may run here (overlap graph and section memberships within limits).
     searchable: bool,
+    /// The best skyline variant, where the skyline ran.
+    sky: Option<Variant>,
 }
 
 impl Group {
@@ -183,7 +199,22 @@ fn by_groups(
             let pos: Vec<u32> = (0..local.len() as u32).collect();
             let overlaps = Overlaps::of(&local, &pos, MAX_PAIRS);
             let bound = peak_live(&local, pos);
-            let (off, h) = online::place(&local);
+            let (mut off, mut h) = online::place(&local);
+            // The skyline fills memory from the bottom, time slot by time slot; it needs no
+            // overlap graph, so it also runs where best fit cannot.
+            let mut sky: Option<(Variant, u64)> = None;
+            for v in skyline::VARIANTS {
+                if h <= bound || budget.expired() {
+                    break;
+                }
+                let placed = skyline::place(&local, v);
+                if sky.map_or(true, |(_, sh)| placed.1 < sh) {
+                    sky = Some((v, placed.1));
+                }
+                if placed.1 < h {
+                    (off, h) = placed;
+                }
+            }
             let mut g = Group {
                 base: leaf.base,
                 members: leaf.buffers,
@@ -193,11 +224,12 @@ fn by_groups(
                 height: h,
                 bound,
                 searchable: false,
+                sky: sky.map(|(v, _)| v),
                 bufs: local,
             };
             if let Some(ov) = &g.overlaps {
                 let (order, placed) = best_ranked(&g.bufs, ov);
-                if placed.1 < g.height {
+                if placed.1 < g.height || (placed.1 == g.height && g.height > bound) {
                     (g.off, g.height) = placed;
                     g.order = Some(order);
                 }
@@ -227,6 +259,75 @@ fn by_groups(
             .unwrap_or(0)
             .max(forest.stacked_top)
     };
+    // Iterated greedy on the skyline for the groups above their bound: a share of the budget,
+    // split evenly between them (`auto` without a capacity only: `exact` gives the search all
+    // its time, and a capacity asks the search's decision question, which on MiniMalloc's
+    // instances it answers far better than the greedy).
+    if method == LayoutMethod::Auto && capacity.is_none() {
+        let share = budget.share(SKYLINE_SHARE, budget.max_states);
+        let todo: Vec<usize> = (0..groups.len())
+            .filter(|&k| {
+                let g = &groups[k];
+                let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
+                g.height > goal && g.sky.is_some() && g.bufs.len() >= SKYLINE_MIN_BUFFERS
+            })
+            .collect();
+        for (done, &k) in todo.iter().enumerate() {
+            let g = &mut groups[k];
+            let Some(found) = g.sky else {
+                continue;
+            };
+            let left = (todo.len() - done) as f64;
+            let one = share.share(1.0 / left, share.max_states);
+            let rounds = budget.max_states.min(SKYLINE_ROUNDS);
+            // With a capacity, a layout within it is enough.
+            let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
+            // The best greedy start is often not the best start for the iterated greedy: a few
+            // starts (the best variant and those that won most often on the real graphs of
+            // docs/layout.md) share the time evenly.
+            let mut starts = vec![found];
+            for v in SKYLINE_STARTS {
+                if !starts.contains(&v) {
+                    starts.push(v);
+                }
+            }
+            let mut best: Option<(Vec<u64>, u64)> = None;
+            for (s, &v @ (pick, reversed, edges)) in starts.iter().enumerate() {
+                let this = one.share(1.0 / (starts.len() - s) as f64, one.max_states);
+                let mut cur = skyline::place(&g.bufs, v);
+                let mut prio = skyline::priorities(&g.bufs, pick);
+                for mixed in [false, true] {
+                    let half = this.share(if mixed { 1.0 } else { 0.5 }, this.max_states);
+                    let start = std::mem::take(&mut cur);
+                    cur = skyline::improve(
+                        &g.bufs,
+                        &mut prio,
+                        (reversed, edges),
+                        start,
+                        goal,
+                        &half,
+                        skyline::Rounds { max: rounds, mixed },
+                    );
+                    if cur.1 <= goal {
+                        break;
+                    }
+                }
+                if best.as_ref().map_or(true, |b| cur.1 < b.1) {
+                    best = Some(cur);
+                }
+                if best.as_ref().is_some_and(|b| b.1 <= goal) || one.expired() {
+                    break;
+                }
+            }
+            let Some(best) = best else { continue };
+            let (off, h) = best;
+            if h < g.height {
+                g.off = off;
+                g.height = h;
+                g.order = None;
+            }
+        }
+    }
     let mut nodes = Nodes { used: 0 };
     let mut lo = global_bound; // every arena below `lo` is proven impossible
                                // `auto` leaves a quarter of the remaining time to local improvement.
