@@ -13,6 +13,7 @@
 
 pub mod branching;
 pub mod cut;
+pub mod first_free;
 pub mod last_of_set;
 
 use crate::graph::Graph;
@@ -38,6 +39,8 @@ pub enum BoundKind {
     FirstOfSet,
     /// Precedence branching ([`branching`]).
     Branching,
+    /// The first-free bound ([`first_free`]).
+    FirstFree,
 }
 
 impl BoundKind {
@@ -52,6 +55,7 @@ impl BoundKind {
             BoundKind::LastOfSet => "last-of-set",
             BoundKind::FirstOfSet => "first-of-set",
             BoundKind::Branching => "branching",
+            BoundKind::FirstFree => "first-free",
         }
     }
 }

@@ -38,6 +38,9 @@ use super::last_of_set::{candidate_sets, last_of_set_bound, End};
 /// Downsets kept per node to choose the next pair from.
 const KEEP_CUTS: usize = 12;
 
+/// Clock reads the first-free bound may make per op of the graph (on top of a few thousand).
+const FIRST_FREE_READS_PER_OP: u64 = 4;
+
 /// The outcome of [`prove`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proof {
@@ -455,6 +458,8 @@ pub struct Search<'g> {
     root: Root,
     /// The last-of-set scan went through every set.
     sets_done: bool,
+    /// The first-free bound ran (or was cut off by its cap, for good).
+    first_free_done: bool,
     /// The root's own bound (above it, branching gave the bound).
     root_bound: u64,
     flows: u64,
@@ -497,6 +502,7 @@ impl<'g> Search<'g> {
             bound: floor.0,
             root: Root::Pending(Vec::new()),
             sets_done: false,
+            first_free_done: false,
             root_bound: floor.0,
             flows: 0,
             nodes: 0,
@@ -610,6 +616,8 @@ impl<'g> Search<'g> {
             self.open.push((Reverse(root.node.bound), 0, 0));
             self.store.push(Some((root.node, root.pair)));
         }
+        // Starts for orders from the bounds' minimising downsets (see first_free::prefixed).
+        let mut hints = Vec::new();
         if !self.sets_done {
             if self.floor < self.best_peak && !stop() && !(limits.sets_stop)() {
                 // The last-of-set bound holds for the whole graph, so it floors every node.
@@ -635,6 +643,7 @@ impl<'g> Search<'g> {
                     &sets_stop,
                 );
                 self.flows += los.flows as u64;
+                hints.extend(los.hint);
                 if los.bytes > self.floor {
                     self.floor = los.bytes;
                     self.floor_by = match los.set.map(|s| s.end) {
@@ -648,6 +657,45 @@ impl<'g> Search<'g> {
                 self.sets_done = los.complete;
             }
             self.root_bound = self.root_bound.max(self.floor);
+        }
+        if self.sets_done && !self.first_free_done && self.floor < self.best_peak && !stop() {
+            // Its flows are capped (by the clock reads, about one per flow phase) so that a
+            // graph where it cannot help (a training step) keeps its time for branching; cut
+            // short, it is still a bound, and the search goes on.
+            let reads = std::cell::Cell::new(0u64);
+            let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+            let ff_stop = || stop() || reads.replace(reads.get() + 1) > cap;
+            let ff = super::first_free::first_free_bound(
+                g,
+                &self.best,
+                self.floor,
+                self.best_peak,
+                &ff_stop,
+            );
+            hints.extend(ff.hint);
+            self.flows += ff.flows as u64;
+            if ff.bytes > self.floor {
+                (self.floor, self.floor_by) = (ff.bytes, BoundKind::FirstFree);
+            }
+            // Stopped by the clock (not its cap), it runs again in the next run.
+            self.first_free_done = ff.complete || !stop();
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if !hints.is_empty() {
+            let top = self
+                .open
+                .peek()
+                .and_then(|&(_, _, id)| self.store[id].as_ref())
+                .map(|n| n.0.order.clone());
+            let bases: Vec<Vec<OpIx>> = std::iter::once(self.best.clone())
+                .chain(top)
+                .chain(self.others.iter().cloned())
+                .collect();
+            for h in &hints {
+                for base in &bases {
+                    self.offer(&super::first_free::prefixed(base, h));
+                }
+            }
         }
         true
     }

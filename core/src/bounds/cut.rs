@@ -113,6 +113,13 @@ impl CutNetwork {
     /// The network of `g` with the extra precedence arcs `arcs` (`(x, y)`: x runs before y),
     /// which must not close a cycle with the graph's own.
     pub fn new(g: &Graph, arcs: &[(OpIx, OpIx)]) -> CutNetwork {
+        CutNetwork::with_live(g, arcs, &[])
+    }
+
+    /// [`CutNetwork::new`], counting the graph inputs marked in `live` (by storage, indexed
+    /// like the tensors; a shorter slice marks none past its end) as live after every downset,
+    /// as if never freed: what [`super::first_free`] needs while no input has been freed yet.
+    pub fn with_live(g: &Graph, arcs: &[(OpIx, OpIx)], live: &[bool]) -> CutNetwork {
         let n = g.num_ops();
         let mut storages = Vec::new();
         let mut users = Vec::new();
@@ -125,7 +132,8 @@ impl CutNetwork {
             }
             let producer = g.tensors()[t as usize].producer;
             let readers = g.users(t);
-            if producer.is_none() && (g.pinned(t) || readers.is_empty()) {
+            let marked = live.get(t as usize).copied().unwrap_or(false);
+            if producer.is_none() && (g.pinned(t) || readers.is_empty() || marked) {
                 constant = constant.saturating_add(size);
                 continue;
             }

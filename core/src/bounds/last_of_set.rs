@@ -10,9 +10,13 @@
 //! whose outputs pile up until the last one runs; the producers of one op's inputs, which must
 //! all be live together), and what an op with several consumers needs: until the first of
 //! them runs, all of its outputs are live (a training step's weight gradient, waiting for its
-//! update, while the backward pass goes on). The sets tried are the readers of each storage and
-//! the predecessors of each op (last of the set), and the successors of each op (first of the
-//! set), with at least two ops each, largest total output first.
+//! update, while the backward pass goes on). The sets tried are the readers of each storage,
+//! the predecessors of each op and the sinks of the graph (last of the set), and the successors
+//! of each op and the sources of the graph (first of the set), with at least two ops each,
+//! largest total output first. The last of the sinks is the last op of the order: everything
+//! else has run, so what the graph keeps to the end (its outputs) is live beside that op's
+//! inputs, outputs and workspace, which is what the simple end bound misses on workflows whose
+//! many outputs pile up (WfCommons mag, cycles, 1000genome).
 //!
 //! Most sets need no flow: in any order, the set's last op runs after the rest of the set, so
 //! the memory while it runs in a known order is an upper bound on the set's bound (for the
@@ -26,6 +30,7 @@ use crate::graph::Graph;
 use crate::OpIx;
 
 use super::cut::CutNetwork;
+use super::first_free::Hint;
 
 /// Which end of a set a bound looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,6 +61,10 @@ pub struct LastOfSet {
     pub complete: bool,
     /// Maximum flows computed.
     pub flows: usize,
+    /// For the set that gave the bound, its op of the least cut and that cut's minimising
+    /// downset, when the flow reported one: a start for orders
+    /// ([`super::first_free::prefixed`]).
+    pub hint: Option<Hint>,
 }
 
 /// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
@@ -78,6 +87,14 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     for t in 0..g.num_tensors() as u32 {
         add(End::Last, g.users(t));
     }
+    // Every op is an ancestor of a sink (or one), so when the last sink runs every other op
+    // has run: the end of the order, where what the graph keeps (its outputs) meets the last
+    // op's own memory. Mirrored, the first source runs before any other op.
+    let n = g.num_ops() as OpIx;
+    let sinks: Vec<OpIx> = (0..n).filter(|&v| net.succs(v).is_empty()).collect();
+    add(End::Last, &sinks);
+    let sources: Vec<OpIx> = (0..n).filter(|&v| net.preds(v).is_empty()).collect();
+    add(End::First, &sources);
     sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
     sets.dedup();
     let weight = |s: &OpSet| -> u64 {
@@ -134,6 +151,7 @@ pub fn last_of_set_bound(
         set: None,
         complete: true,
         flows: 0,
+        hint: None,
     };
     let mut rest: Vec<OpIx> = Vec::new();
     'sets: for k in by_upper {
@@ -148,6 +166,7 @@ pub fn last_of_set_bound(
         let cap2 = cap.min(set_upper[k]);
         let cap1 = best.bytes.saturating_add(1).min(cap2);
         let mut least = u64::MAX;
+        let mut least_hint: Option<Hint> = None;
         let mut probed = false;
         for &x in &xs {
             if stop() {
@@ -176,6 +195,7 @@ pub fn last_of_set_bound(
             if cut <= best.bytes {
                 continue 'sets; // at or under the best: this set cannot beat it
             }
+            let mut downset = probe.before;
             let exact = if probed || cap1 >= cap2 {
                 cut.min(cap2)
             } else {
@@ -185,14 +205,19 @@ pub fn last_of_set_bound(
                     best.complete = false;
                     break 'sets;
                 }
+                downset = exact.before;
                 exact.bytes
             };
             probed = true;
-            least = least.min(exact);
+            if exact < least {
+                least = exact;
+                least_hint = downset.map(|d| (x, d));
+            }
         }
         if least != u64::MAX && least > best.bytes {
             best.bytes = least;
             best.set = Some(s.clone());
+            best.hint = least_hint;
         }
     }
     best

@@ -1,0 +1,425 @@
+//! The first-free bound: until the first of a set B of (donated) graph inputs is freed, all of
+//! B is live. Some input s of B is freed first, right after its last reader x runs, and while
+//! x runs every other reader of s has run and all of B is still live. So every order's peak is
+//! at least
+//! `min over s in B, x reading s of cut(x with the other readers of s before it, B live)`,
+//! the cut of [`super::cut`] on a network that counts B as never freed
+//! ([`CutNetwork::with_live`]); an x that another reader of s must follow is skipped.
+//!
+//! The cut alone lets each op pick a downset that frees whatever inputs it likes, each op its
+//! own; this bound makes them agree on one moment, the start, which is what workflows whose
+//! large inputs are each read by a fan of jobs need (WfCommons 1000genome: whichever job runs
+//! first, all the chromosome files are still live). It is the same argument as the last of a
+//! set ([`super::last_of_set`]) with S the readers of s, plus what it knows of every other input
+//! at that moment.
+//!
+//! Which B: a larger B counts more bytes but offers more first frees, some of them cheap (a
+//! small input whose one reader can run at the start). The sets tried are the largest inputs,
+//! the first k of them for k = all, half, a quarter, ... one. Within a set the candidates are
+//! taken by a cheap lower bound on their cut, smallest first, each flow capped at the least cut
+//! so far; the set ends once the next candidate's cheap bound reaches that least (it is then
+//! the set's bound) or the least is at or under the best bound already known (the set cannot
+//! beat it).
+
+use crate::graph::Graph;
+use crate::OpIx;
+
+use super::cut::CutNetwork;
+
+/// An op and the ops of a downset to run before it (indexed by op).
+pub type Hint = (OpIx, Vec<bool>);
+
+/// The result of [`first_free_bound`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstFree {
+    /// A true lower bound on every order's peak, at least the `floor` passed in.
+    pub bytes: u64,
+    /// How many of the largest inputs formed the B that gave it (0 when the floor was not
+    /// beaten).
+    pub inputs: usize,
+    /// False when `stop()` ended the scan before every set was tried.
+    pub complete: bool,
+    /// Maximum flows computed.
+    pub flows: usize,
+    /// A start for orders: the op of the first set tried (B = all the inputs) whose cut was
+    /// the least, and the ops of its minimising downset. An order that runs them first and
+    /// then it ([`prefixed`]) frees an input at that cut's cost, often the best start there is.
+    pub hint: Option<Hint>,
+}
+
+/// `order` (a topological order of `g`) with the hint's downset run first, in `order`'s own
+/// sequence, then the hint's op, then the rest in `order`'s sequence: a topological order too,
+/// as the downset is closed under predecessors and holds every predecessor of the op.
+pub fn prefixed(order: &[OpIx], hint: &Hint) -> Vec<OpIx> {
+    let (x, before) = hint;
+    let mut out: Vec<OpIx> = order
+        .iter()
+        .copied()
+        .filter(|&v| before[v as usize])
+        .collect();
+    out.push(*x);
+    out.extend(
+        order
+            .iter()
+            .copied()
+            .filter(|&v| v != *x && !before[v as usize]),
+    );
+    out
+}
+
+/// The graph inputs a first free can be about: storages live at the start that some op reads
+/// and that are freed once read (not pinned), largest first.
+pub fn freeable_inputs(g: &Graph) -> Vec<u32> {
+    let mut ins: Vec<u32> = g
+        .input_storages()
+        .filter(|&s| g.size(s) > 0 && !g.pinned(s) && !g.users(s).is_empty())
+        .collect();
+    ins.sort_by_key(|&s| (std::cmp::Reverse(g.size(s)), s));
+    ins
+}
+
+/// True when every order that runs `before` (and the ancestors of `x`) before `x` has freed an
+/// input of `b` other than those of `skip` by then: all of its readers are in that closure. Then
+/// `x` is not the moment the argument is about (the first free, or the second), and it is
+/// skipped: the network, which counts all of B live, does not know it.
+fn frees_another(
+    g: &Graph,
+    x: OpIx,
+    before: &[OpIx],
+    b: &[u32],
+    skip: &[u32],
+    seen: &mut Vec<bool>,
+) -> bool {
+    seen.clear();
+    seen.resize(g.num_ops(), false);
+    let mut stack: Vec<OpIx> = g.preds(x).iter().chain(before).copied().collect();
+    while let Some(u) = stack.pop() {
+        if !std::mem::replace(&mut seen[u as usize], true) {
+            stack.extend(g.preds(u).iter().copied().filter(|&p| !seen[p as usize]));
+        }
+    }
+    b.iter()
+        .filter(|s| !skip.contains(s))
+        .any(|&s| g.users(s).iter().all(|&u| seen[u as usize]))
+}
+
+/// The first-free bound of `g` with B = the first `k` of `inputs` (from
+/// [`freeable_inputs`]): exactly `min over s in B, x reading s` of the cut (or `cap`, when
+/// that reaches it), or some value at or under `floor` once the scan finds the set cannot beat
+/// it; `None` when `stop()` cut it short. With it, the op of the least cut and its minimising
+/// downset (see [`FirstFree::hint`]). `flows` counts the maximum flows.
+pub fn first_free_of(
+    g: &Graph,
+    inputs: &[u32],
+    k: usize,
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    flows: &mut usize,
+) -> Option<(u64, Option<Hint>)> {
+    let mut hint = None;
+    let b = &inputs[..k.min(inputs.len())];
+    if b.is_empty() {
+        return Some((floor, None));
+    }
+    let mut live = vec![false; g.num_tensors()];
+    for &s in b {
+        live[s as usize] = true;
+    }
+    let net = CutNetwork::with_live(g, &[], &live);
+    if !net.usable() {
+        return Some((floor, None));
+    }
+    // (cheap lower bound, op, storage): the constant, the op's own memory, and what else it
+    // reads that the network does not count already.
+    let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
+    for &s in b {
+        let readers = g.users(s);
+        for &x in readers {
+            // Another reader right after x (a direct successor) must follow it: x never frees s.
+            // (Further descendants are found by the flow's own check.)
+            if g.succs(x).iter().any(|y| readers.contains(y)) {
+                continue;
+            }
+            let reads = g
+                .reads(x)
+                .iter()
+                .filter(|&&t| !live[t as usize])
+                .filter(|&&t| {
+                    let tt = &g.tensors()[t as usize];
+                    !(tt.producer.is_none() && (g.pinned(t) || g.users(t).is_empty()))
+                })
+                .map(|&t| g.size(t))
+                .fold(0u64, u64::saturating_add);
+            cands.push((net.constant_during(g, x).saturating_add(reads), x, s));
+        }
+    }
+    cands.sort_unstable();
+    let mut least = cap;
+    let mut before: Vec<OpIx> = Vec::new();
+    let mut seen = Vec::new();
+    for &(cheap, x, s) in &cands {
+        if cheap >= least || least <= floor {
+            break;
+        }
+        if stop() {
+            return None;
+        }
+        before.clear();
+        before.extend(g.users(s).iter().copied().filter(|&y| y != x));
+        if frees_another(g, x, &before, b, &[s], &mut seen) {
+            continue;
+        }
+        let c = net.during_between(g, x, &before, &[], least, stop);
+        *flows += 1;
+        if !c.finished {
+            return None;
+        }
+        // u64::MAX: another reader of s must follow x, so x never frees s.
+        if c.bytes < least {
+            least = c.bytes;
+            if let Some(d) = c.before {
+                hint = Some((x, d));
+            }
+        }
+    }
+    Some((least, hint))
+}
+
+/// Candidate sizes up to which [`second_free_of`] runs (inputs times their readers).
+const SECOND_FREE_WORK: usize = 20_000;
+
+/// The second free, the same argument one step on: let s1 be the first input of B freed (at
+/// its last reader x1) and s2 the next (at x2). While x1 runs all of B is live; while x2 runs
+/// all of B but s1 is, and every reader of s1 and of s2 but x2 has run. So the peak is at least
+/// `min over s1, x1 of max(first(s1, x1), min over s2, x2 of second(s1, s2, x2))`, where
+/// `second` is the cut of x2 with those readers before it and B \ {s1} counted live. When x1
+/// also reads another input of B, both may be freed at once and only `first` counts. What a
+/// fan of splits needs (WfCommons epigenomics: the first split job is cheap, the second one
+/// runs while the first one's chunks are still being processed). Returns like
+/// [`first_free_of`] (the exact bound, or a value at or under `floor`, capped at `cap`); the
+/// bound of B alone (no second free) when B has fewer than two inputs or too many candidates.
+pub fn second_free_of(
+    g: &Graph,
+    inputs: &[u32],
+    k: usize,
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    flows: &mut usize,
+) -> Option<u64> {
+    let b = &inputs[..k.min(inputs.len())];
+    let readers: usize = b.iter().map(|&s| g.users(s).len()).sum();
+    if b.len() < 2 || b.len().saturating_mul(readers) > SECOND_FREE_WORK {
+        return first_free_of(g, inputs, k, floor, cap, stop, flows).map(|r| r.0);
+    }
+    let mut live = vec![false; g.num_tensors()];
+    for &s in b {
+        live[s as usize] = true;
+    }
+    let net = CutNetwork::with_live(g, &[], &live);
+    if !net.usable() {
+        return Some(floor);
+    }
+    let mut least = cap;
+    // The second-free part of each s1, once computed (capped at the `least` of that time,
+    // which only falls, so a capped value still caps).
+    let mut second: Vec<Option<u64>> = vec![None; b.len()];
+    let mut before: Vec<OpIx> = Vec::new();
+    let mut seen = Vec::new();
+    for (i, &s1) in b.iter().enumerate() {
+        let r1 = g.users(s1);
+        for &x1 in r1 {
+            if g.succs(x1).iter().any(|y| r1.contains(y)) {
+                continue;
+            }
+            if stop() {
+                return None;
+            }
+            before.clear();
+            before.extend(r1.iter().copied().filter(|&y| y != x1));
+            if frees_another(g, x1, &before, b, &[s1], &mut seen) {
+                continue;
+            }
+            let c = net.during_between(g, x1, &before, &[], least, stop);
+            *flows += 1;
+            if !c.finished {
+                return None;
+            }
+            if c.bytes >= least {
+                continue; // infeasible (u64::MAX), or cannot lower the least
+            }
+            let at_once = g.reads(x1).iter().any(|&t| t != s1 && live[t as usize]);
+            let v = if at_once {
+                c.bytes
+            } else {
+                if second[i].is_none() {
+                    second[i] = Some(second_part(g, b, i, least, stop, flows)?);
+                }
+                c.bytes.max(second[i].expect("just computed"))
+            };
+            least = least.min(v);
+            if least <= floor {
+                return Some(least);
+            }
+        }
+    }
+    Some(least)
+}
+
+/// `min over s2 in B \ {s1}, x2 reading s2 (not s1)` of x2's cut with every reader of s1 and
+/// of s2 but x2 before it, B \ {s1} live; capped at `cap`.
+fn second_part(
+    g: &Graph,
+    b: &[u32],
+    i: usize,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    flows: &mut usize,
+) -> Option<u64> {
+    let s1 = b[i];
+    let mut live = vec![false; g.num_tensors()];
+    for &s in b.iter().filter(|&&s| s != s1) {
+        live[s as usize] = true;
+    }
+    let net = CutNetwork::with_live(g, &[], &live);
+    if !net.usable() {
+        return Some(0);
+    }
+    let r1 = g.users(s1);
+    let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
+    for &s2 in b.iter().filter(|&&s| s != s1) {
+        let r2 = g.users(s2);
+        for &x2 in r2 {
+            if r1.contains(&x2) || g.succs(x2).iter().any(|y| r2.contains(y)) {
+                continue;
+            }
+            cands.push((net.constant_during(g, x2), x2, s2));
+        }
+    }
+    cands.sort_unstable();
+    let mut least = cap;
+    let mut before: Vec<OpIx> = Vec::new();
+    let mut seen = Vec::new();
+    for &(cheap, x2, s2) in &cands {
+        if cheap >= least {
+            break;
+        }
+        if stop() {
+            return None;
+        }
+        before.clear();
+        before.extend(r1.iter().copied());
+        before.extend(g.users(s2).iter().copied().filter(|&y| y != x2));
+        if frees_another(g, x2, &before, b, &[s1, s2], &mut seen) {
+            continue;
+        }
+        let c = net.during_between(g, x2, &before, &[], least, stop);
+        *flows += 1;
+        if !c.finished {
+            return None;
+        }
+        least = least.min(c.bytes);
+    }
+    // No candidate left (every one skipped) gives no bound: the second free may be at x1.
+    Some(if least == cap && cands.is_empty() {
+        0
+    } else {
+        least
+    })
+}
+
+/// Upper bounds from a known order on the first-free and second-free bounds of B = the first
+/// `k` of `inputs`: the memory while the op that first frees an input of B runs (that op's cut
+/// is one the bound minimises over, and at most that memory), and the larger of it and the
+/// memory at the second free (the same at once when one op frees both). `during`: the memory
+/// while each op runs in `order`.
+fn free_moments(g: &Graph, order: &[OpIx], during: &[u64], inputs: &[u32], k: usize) -> (u64, u64) {
+    let mut left = vec![0u32; g.num_tensors()];
+    for &s in &inputs[..k] {
+        left[s as usize] = g.users(s).len() as u32;
+    }
+    let mut first = None;
+    for &v in order {
+        let mut freed = 0;
+        for &t in g.reads(v) {
+            if left[t as usize] > 0 {
+                left[t as usize] -= 1;
+                freed += usize::from(left[t as usize] == 0);
+            }
+        }
+        let d = during[v as usize];
+        match (first, freed) {
+            (_, 0) => {}
+            (None, 1) => first = Some(d),
+            (None, _) => return (d, d),
+            (Some(f), _) => return (f, d.max(f)),
+        }
+    }
+    // Not freed in the order (it is not one of g): no bound to skip by.
+    (u64::MAX, u64::MAX)
+}
+
+/// The largest first-free bound over B = the largest k inputs, for k = all of them, half, a
+/// quarter, ... one, and `floor`; with the second free for B = all of them. `order`, a
+/// topological order of `g`, bounds each of them from above: a set that cannot beat the best
+/// so far costs no flow. `cap`: a value no bound needs to exceed (the best known peak).
+/// `stop()` is read before each flow; cut short, the best so far is still a true bound.
+pub fn first_free_bound(
+    g: &Graph,
+    order: &[OpIx],
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+) -> FirstFree {
+    let inputs = freeable_inputs(g);
+    let mut best = FirstFree {
+        bytes: floor,
+        inputs: 0,
+        complete: true,
+        flows: 0,
+        hint: None,
+    };
+    let during = super::cut::during_in(g, order);
+    let mut k = inputs.len();
+    while k > 0 && best.bytes < cap {
+        let (up1, up2) = free_moments(g, order, &during, &inputs, k);
+        let all = k == inputs.len();
+        if up2 <= best.bytes || (!all && up1 <= best.bytes) {
+            k /= 2;
+            continue;
+        }
+        let mut b = Some(best.bytes);
+        if up1 > best.bytes {
+            b = first_free_of(g, &inputs, k, best.bytes, cap, stop, &mut best.flows).map(
+                |(b, hint)| {
+                    if all {
+                        best.hint = hint;
+                    }
+                    b
+                },
+            );
+        }
+        // The second free, on the whole set only, when the first leaves something to prove.
+        let b = match b {
+            Some(b) if all && b.max(best.bytes) < cap => {
+                let floor = b.max(best.bytes);
+                second_free_of(g, &inputs, k, floor, cap, stop, &mut best.flows).map(|c| c.max(b))
+            }
+            b => b,
+        };
+        match b {
+            None => {
+                best.complete = false;
+                break;
+            }
+            Some(b) if b > best.bytes => {
+                best.bytes = b;
+                best.inputs = k;
+            }
+            Some(_) => {}
+        }
+        k /= 2;
+    }
+    best
+}
