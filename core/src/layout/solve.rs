@@ -6,9 +6,11 @@
 //! allocation order); where the arena is still above the lower bound, the exact search
 //! ([`super::canonical`]) runs as a decision procedure on the leaves above a target arena: first
 //! the lower bound itself (real graphs nearly always fit there), then halving the gap. A proof
-//! that a leaf cannot fit raises the bound, so `optimal` is reported only when proven. `auto` keeps
-//! a quarter of its budget for local improvement ([`super::hill_climb`]) of the leaves the search
-//! could not settle. With a capacity, the search stops at the first layout within it.
+//! that a leaf cannot fit raises the bound, so `optimal` is reported only when proven. Without a
+//! capacity, `auto` asks the search's cheap rounds first (a tenth of the budget), then runs the
+//! skyline's iterated greedy on the large groups still above their bound, then the search again;
+//! it keeps a quarter of what is left for local improvement ([`super::hill_climb`]) of the
+//! leaves the search could not settle. With a capacity, the search stops at the first layout within it.
 //!
 //! The single heuristics (`size`, `duration`, `conflicts`, `area`, `online`) run on the whole
 //! problem as their authors describe them, with no decomposition: they are the baselines.
