@@ -379,16 +379,21 @@ fn evaluate(
     }
 }
 
-/// How much work [`prove`] may do.
+/// How much work [`prove`] (or one [`Search::run`]) may do.
 pub struct Limits<'a> {
-    /// Nodes evaluated (1: only the root, i.e. the cut and last-of-set bounds).
+    /// Nodes evaluated (1: only the root, i.e. the cut and last-of-set bounds), counted over
+    /// every run of one [`Search`].
     pub max_nodes: u64,
-    /// Maximum flows, checked between nodes (a node takes a few dozen).
+    /// Maximum flows, checked between nodes (a node takes a few dozen), counted likewise.
     pub max_flows: u64,
     /// Bytes the open nodes may hold (each keeps an order, its arcs and its cuts' downsets).
     pub max_bytes: u64,
     /// Read before every flow; the search stops once it is true.
     pub stop: &'a dyn Fn() -> bool,
+    /// Read before every flow of the last-of-set scan too: once it is true the scan ends
+    /// with the bound it has (still a bound) and branching goes on. On a training step the
+    /// scan can take thousands of flows that raise nothing, while branching proves it.
+    pub sets_stop: &'a dyn Fn() -> bool,
 }
 
 impl Limits<'_> {
@@ -399,6 +404,7 @@ impl Limits<'_> {
             max_flows: u64::MAX,
             max_bytes: u64::MAX,
             stop,
+            sets_stop: stop,
         }
     }
 }
@@ -420,174 +426,368 @@ pub fn prove(
     floor: (u64, BoundKind),
     limits: &Limits,
 ) -> Proof {
-    let stop = limits.stop;
-    let mut best_peak = peak_of(g, &incumbent);
-    let mut best = incumbent.clone();
-    let mut flows = 0u64;
-    let mut nodes = 1u64;
-    // Every known order bounds each op's cut from above: the tighter, the fewer flows.
-    let mut upper = during_in(g, &incumbent);
-    for o in others {
-        if stop() {
-            break;
-        }
-        for (u, d) in upper.iter_mut().zip(during_in(g, o)) {
-            *u = (*u).min(d);
-        }
-    }
-    let mut root = evaluate(
-        g,
-        Vec::new(),
-        incumbent,
-        upper,
-        Vec::new(),
-        floor.0,
-        &mut flows,
-        stop,
-    );
-    let mut source = if root.node.bound > floor.0 {
-        BoundKind::Cut
-    } else {
-        floor.1
-    };
-    // Starts for orders from the bounds' minimising downsets (see first_free::prefixed).
-    let mut hints = Vec::new();
-    if root.complete && root.node.bound < best_peak && !stop() {
-        // The last-of-set bound holds for the whole graph, so it floors every node.
-        let net = CutNetwork::new(g, &[]);
-        let sets = candidate_sets(g, &net);
-        // Each order costs a simulation: the two best and two more bound the sets well.
-        let mut orders = vec![&root.node.order[..], &best[..]];
-        orders.extend(others.iter().take(2));
-        let los = last_of_set_bound(g, &net, &sets, &orders, root.node.bound, best_peak, stop);
-        flows += los.flows as u64;
-        hints.extend(los.hint);
-        if los.bytes > root.node.bound {
-            root.node.bound = los.bytes;
-            source = match los.set.map(|s| s.end) {
-                Some(End::First) => BoundKind::FirstOfSet,
-                _ => BoundKind::LastOfSet,
-            };
-        }
-        root.complete = los.complete;
-    }
-    if root.complete && root.node.bound < best_peak && !stop() {
-        // Its flows are capped (by the clock reads, about one per flow phase) so that a graph
-        // where it cannot help (a training step) keeps its time for branching; cut short, it
-        // is still a bound, and the search goes on.
-        let reads = std::cell::Cell::new(0u64);
-        let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
-        let ff_stop = || stop() || reads.replace(reads.get() + 1) > cap;
-        let ff =
-            super::first_free::first_free_bound(g, &best, root.node.bound, best_peak, &ff_stop);
-        hints.extend(ff.hint);
-        flows += ff.flows as u64;
-        if ff.bytes > root.node.bound {
-            (root.node.bound, source) = (ff.bytes, BoundKind::FirstFree);
-        }
-        root.complete = ff.complete || !stop();
-    }
-    let root_bound = root.node.bound.min(best_peak);
-    let offer = |order: &[OpIx], best: &mut Vec<OpIx>, best_peak: &mut u64| {
-        let p = peak_of(g, order);
-        if p < *best_peak {
-            *best_peak = p;
-            *best = order.to_vec();
-        }
-    };
-    offer(&root.node.order, &mut best, &mut best_peak);
-    let bases: Vec<Vec<OpIx>> = [&best[..], &root.node.order[..]]
-        .into_iter()
-        .chain(others.iter().take(2).copied())
-        .map(|o| o.to_vec())
-        .collect();
-    for (h, base) in hints.iter().flat_map(|h| bases.iter().map(move |b| (h, b))) {
-        offer(
-            &super::first_free::prefixed(base, h),
-            &mut best,
-            &mut best_peak,
-        );
-    }
-    let finish = |bound: u64, best: Vec<OpIx>, best_peak: u64, nodes, flows, finished| Proof {
-        bound: bound.min(best_peak),
-        source: if bound.min(best_peak) > root_bound {
-            BoundKind::Branching
-        } else {
-            source
-        },
-        order: best,
-        peak: best_peak,
-        nodes,
-        flows,
-        finished,
-    };
-    if !root.complete || root.node.bound >= best_peak {
-        let b = root.node.bound;
-        return finish(b, best, best_peak, nodes, flows, b >= best_peak);
-    }
-    // Open nodes, smallest bound first; ties to the deepest (more arcs), so that the search
-    // reaches leaves, and their orders, early.
-    let mut open: BinaryHeap<(Reverse<u64>, usize, usize)> = BinaryHeap::new();
-    // Each open node with the pair to branch on it by.
-    let mut store: Vec<Option<(Node, Option<Arc>)>> = Vec::new();
-    let mut held = node_bytes(&root.node);
-    open.push((Reverse(root.node.bound), 0, 0));
-    store.push(Some((root.node, root.pair)));
-    let mut seen = vec![false; g.num_ops()];
-    loop {
-        let Some(&(Reverse(bound), _, id)) = open.peek() else {
-            // Every node was closed at or above the best peak: it is optimal.
-            return finish(best_peak, best, best_peak, nodes, flows, true);
-        };
-        if bound >= best_peak {
-            return finish(best_peak, best, best_peak, nodes, flows, true);
-        }
-        if stop()
-            || nodes >= limits.max_nodes
-            || flows >= limits.max_flows
-            || held >= limits.max_bytes
-        {
-            return finish(bound, best, best_peak, nodes, flows, false);
-        }
-        let (node, pair) = store[id].take().expect("an open node is stored");
-        held -= node_bytes(&node);
-        let Some((u, v)) = pair else {
-            // No pair to branch on: this node's bound is as far as the search gets.
-            return finish(bound, best, best_peak, nodes, flows, false);
-        };
-        open.pop();
-        // Neither op can precede the other (each is outside a downset that holds the other),
-        // so neither arc closes a cycle; checked anyway, as a cycle would void the bounds.
-        let probe = CutNetwork::new(g, &node.arcs);
-        let mut children = Vec::new();
-        for (x, y) in [(u, v), (v, u)] {
-            if reaches(&probe, y, x, &mut seen) {
-                continue;
+    let mut s = Search::new(g, incumbent, others, floor);
+    s.run(limits)
+}
+
+/// Where the root stands.
+enum Root {
+    /// Not evaluated in full yet (a run was cut short): the cuts it found so far.
+    Pending(Vec<(OpIx, Known)>),
+    /// Evaluated, with the cuts it found.
+    Done(Vec<(OpIx, Known)>),
+}
+
+/// The proof search of [`prove`], kept between runs: a later [`Search::run`] goes on from
+/// the open nodes of the one before (nothing is computed twice), with orders found elsewhere
+/// in the meantime offered by [`Search::offer`] (they close the nodes at or above them).
+pub struct Search<'g> {
+    g: &'g Graph,
+    best: Vec<OpIx>,
+    best_peak: u64,
+    /// Upper bounds on each op's cut from every order seen before the root.
+    upper: Vec<u64>,
+    /// The incumbent and two of the other orders passed in: they bound the last-of-set
+    /// scan's sets.
+    others: Vec<Vec<OpIx>>,
+    /// A bound on the whole graph (the floor, the root's cut and last-of-set bounds).
+    floor: u64,
+    floor_by: BoundKind,
+    /// The least bound the open nodes had when a run last ended (so a true bound).
+    bound: u64,
+    root: Root,
+    /// The last-of-set scan went through every set.
+    sets_done: bool,
+    /// The first-free bound ran (or was cut off by its cap, for good).
+    first_free_done: bool,
+    /// The root's own bound (above it, branching gave the bound).
+    root_bound: u64,
+    flows: u64,
+    nodes: u64,
+    /// Open nodes, smallest bound first; ties to the deepest (more arcs), so that the search
+    /// reaches leaves, and their orders, early.
+    open: BinaryHeap<(Reverse<u64>, usize, usize)>,
+    /// Each open node with the pair to branch on it by.
+    store: Vec<Option<(Node, Option<Arc>)>>,
+    held: u64,
+    /// No pair is left to branch on at the least open node: the bound is final.
+    stuck: bool,
+}
+
+impl<'g> Search<'g> {
+    /// A search from `incumbent` (see [`prove`]); no work is done before [`Search::run`]
+    /// but simulating the orders.
+    pub fn new(
+        g: &'g Graph,
+        incumbent: Vec<OpIx>,
+        others: &[&[OpIx]],
+        floor: (u64, BoundKind),
+    ) -> Search<'g> {
+        // Every known order bounds each op's cut from above: the tighter, the fewer flows.
+        let mut upper = during_in(g, &incumbent);
+        for o in others {
+            for (u, d) in upper.iter_mut().zip(during_in(g, o)) {
+                *u = (*u).min(d);
             }
-            let mut arcs = node.arcs.clone();
-            arcs.push((x, y));
-            let net = CutNetwork::new(g, &arcs);
-            let order = repair(g, &net, &node.order, x, y);
-            offer(&order, &mut best, &mut best_peak);
-            nodes += 1;
-            let inherited = still_valid(&node.known, x, y);
-            let upper = during_in(g, &order);
-            let child = evaluate(
-                g, arcs, order, upper, inherited, node.bound, &mut flows, stop,
+        }
+        let kept = others.iter().take(2).copied().map(|o| o.to_vec()).collect();
+        let mut s = Search {
+            g,
+            best_peak: peak_of(g, &incumbent),
+            best: incumbent,
+            upper,
+            others: kept,
+            floor: floor.0,
+            floor_by: floor.1,
+            bound: floor.0,
+            root: Root::Pending(Vec::new()),
+            sets_done: false,
+            first_free_done: false,
+            root_bound: floor.0,
+            flows: 0,
+            nodes: 0,
+            open: BinaryHeap::new(),
+            store: Vec::new(),
+            held: 0,
+            stuck: false,
+        };
+        for o in others {
+            s.offer(o);
+        }
+        s
+    }
+
+    /// Takes `order` (a topological order of the graph) as the incumbent if it is lower.
+    pub fn offer(&mut self, order: &[OpIx]) {
+        let p = peak_of(self.g, order);
+        if p < self.best_peak {
+            self.best_peak = p;
+            self.best = order.to_vec();
+        }
+    }
+
+    /// Starts the branching over from the root with the best order so far, keeping what
+    /// holds for the whole graph (the root's cuts, the floor, the last-of-set scan's result):
+    /// a fresh dive from a better incumbent (after local search) gets further than the old
+    /// tree, best-first with ties to the deepest, often does.
+    pub fn restart(&mut self) {
+        if let Root::Done(known) = &mut self.root {
+            self.root = Root::Pending(std::mem::take(known));
+            // The old tree's least open bound holds for every order: it floors the new one.
+            if self.bound > self.floor {
+                (self.floor, self.floor_by) = (self.bound, BoundKind::Branching);
+            }
+            self.open.clear();
+            self.store.clear();
+            self.held = 0;
+            self.stuck = false;
+        }
+    }
+
+    /// Nodes evaluated so far, over every run.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Raises the search's floor to a bound proven elsewhere (and what proved it).
+    pub fn raise(&mut self, floor: (u64, BoundKind)) {
+        if floor.0 > self.floor {
+            (self.floor, self.floor_by) = floor;
+            self.root_bound = self.root_bound.max(floor.0);
+        }
+    }
+
+    fn finish(&self, bound: u64, finished: bool) -> Proof {
+        let bound = bound.max(self.floor).min(self.best_peak);
+        Proof {
+            bound,
+            source: if bound > self.root_bound {
+                BoundKind::Branching
+            } else {
+                self.floor_by
+            },
+            order: self.best.clone(),
+            peak: self.best_peak,
+            nodes: self.nodes,
+            flows: self.flows,
+            finished,
+        }
+    }
+
+    /// The root: the cut bound, then the last-of-set bound (with `limits.sets_stop`).
+    /// False when cut short.
+    fn run_root(&mut self, limits: &Limits) -> bool {
+        let g = self.g;
+        let stop = limits.stop;
+        if let Root::Pending(inherited) = &mut self.root {
+            let inherited = std::mem::take(inherited);
+            let mut upper = self.upper.clone();
+            for (u, d) in upper.iter_mut().zip(during_in(g, &self.best)) {
+                *u = (*u).min(d);
+            }
+            self.nodes = self.nodes.max(1);
+            let root = evaluate(
+                g,
+                Vec::new(),
+                self.best.clone(),
+                upper,
+                inherited,
+                self.floor,
+                &mut self.flows,
+                stop,
             );
-            offer(&child.node.order, &mut best, &mut best_peak);
-            if !child.complete {
-                // Cut short: this node (the least open bound) still bounds every order.
-                return finish(bound, best, best_peak, nodes, flows, false);
+            self.offer(&root.node.order);
+            if !root.complete {
+                // Cut short, the largest cut so far is still a bound; the cuts found so far
+                // are the next run's start.
+                let b = root.node.bound.min(self.best_peak);
+                if b > self.floor {
+                    (self.floor, self.floor_by) = (b, BoundKind::Cut);
+                }
+                self.root_bound = self.floor;
+                self.root = Root::Pending(root.node.known);
+                return false;
             }
-            children.push(child);
+            if root.node.bound > self.floor {
+                (self.floor, self.floor_by) = (root.node.bound, BoundKind::Cut);
+            }
+            self.root = Root::Done(root.node.known.clone());
+            self.held = node_bytes(&root.node);
+            self.open.push((Reverse(root.node.bound), 0, 0));
+            self.store.push(Some((root.node, root.pair)));
         }
-        for child in children {
-            if child.node.bound < best_peak {
-                held += node_bytes(&child.node);
-                let depth = child.node.arcs.len();
-                open.push((Reverse(child.node.bound), depth, store.len()));
-                store.push(Some((child.node, child.pair)));
+        // Starts for orders from the bounds' minimising downsets (see first_free::prefixed).
+        let mut hints = Vec::new();
+        if !self.sets_done {
+            if self.floor < self.best_peak && !stop() && !(limits.sets_stop)() {
+                // The last-of-set bound holds for the whole graph, so it floors every node.
+                let net = CutNetwork::new(g, &[]);
+                let sets = candidate_sets(g, &net);
+                // Each order costs a simulation: the two best and three more bound the sets
+                // well.
+                let top = self
+                    .open
+                    .peek()
+                    .and_then(|&(_, _, id)| self.store[id].as_ref());
+                let mut orders = vec![&self.best[..]];
+                orders.extend(top.map(|n| &n.0.order[..]));
+                orders.extend(self.others.iter().map(|o| &o[..]));
+                let sets_stop = || stop() || (limits.sets_stop)();
+                let los = last_of_set_bound(
+                    g,
+                    &net,
+                    &sets,
+                    &orders,
+                    self.floor,
+                    self.best_peak,
+                    &sets_stop,
+                );
+                self.flows += los.flows as u64;
+                hints.extend(los.hint);
+                if los.bytes > self.floor {
+                    self.floor = los.bytes;
+                    self.floor_by = match los.set.map(|s| s.end) {
+                        Some(End::First) => BoundKind::FirstOfSet,
+                        _ => BoundKind::LastOfSet,
+                    };
+                }
+                // Cut short, the scan runs again in the next run (sets that could not beat
+                // the bound then are dismissed by a cheap capped flow); branching gets the
+                // rest of this one.
+                self.sets_done = los.complete;
+            }
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if self.sets_done && !self.first_free_done && self.floor < self.best_peak && !stop() {
+            // Its flows are capped (by the clock reads, about one per flow phase) so that a
+            // graph where it cannot help (a training step) keeps its time for branching; cut
+            // short, it is still a bound, and the search goes on.
+            let reads = std::cell::Cell::new(0u64);
+            let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+            let ff_stop = || stop() || reads.replace(reads.get() + 1) > cap;
+            let ff = super::first_free::first_free_bound(
+                g,
+                &self.best,
+                self.floor,
+                self.best_peak,
+                &ff_stop,
+            );
+            hints.extend(ff.hint);
+            self.flows += ff.flows as u64;
+            if ff.bytes > self.floor {
+                (self.floor, self.floor_by) = (ff.bytes, BoundKind::FirstFree);
+            }
+            // Stopped by the clock (not its cap), it runs again in the next run.
+            self.first_free_done = ff.complete || !stop();
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if !hints.is_empty() {
+            let top = self
+                .open
+                .peek()
+                .and_then(|&(_, _, id)| self.store[id].as_ref())
+                .map(|n| n.0.order.clone());
+            let bases: Vec<Vec<OpIx>> = std::iter::once(self.best.clone())
+                .chain(top)
+                .chain(self.others.iter().cloned())
+                .collect();
+            for h in &hints {
+                for base in &bases {
+                    self.offer(&super::first_free::prefixed(base, h));
+                }
+            }
+        }
+        true
+    }
+
+    /// Runs the search within `limits` (see [`prove`]).
+    pub fn run(&mut self, limits: &Limits) -> Proof {
+        let g = self.g;
+        let stop = limits.stop;
+        if self.stuck || self.floor >= self.best_peak {
+            return self.finish(self.bound, self.floor >= self.best_peak);
+        }
+        if !self.run_root(limits) {
+            return self.finish(self.floor, false);
+        }
+        self.root_bound = self.root_bound.max(self.floor);
+        let mut seen = vec![false; g.num_ops()];
+        loop {
+            let Some(&(Reverse(bound), _, id)) = self.open.peek() else {
+                // Every node was closed at or above the best peak: it is optimal.
+                return self.finish(self.best_peak, true);
+            };
+            let bound = bound.max(self.floor);
+            self.bound = self.bound.max(bound.min(self.best_peak));
+            if bound >= self.best_peak {
+                return self.finish(self.best_peak, true);
+            }
+            if stop()
+                || self.nodes >= limits.max_nodes
+                || self.flows >= limits.max_flows
+                || self.held >= limits.max_bytes
+            {
+                return self.finish(bound, false);
+            }
+            let (node, pair) = self.store[id].take().expect("an open node is stored");
+            let Some((u, v)) = pair else {
+                // No pair to branch on: this node's bound is as far as the search gets.
+                self.store[id] = Some((node, pair));
+                self.stuck = true;
+                return self.finish(bound, false);
+            };
+            // Neither op can precede the other (each is outside a downset that holds the
+            // other), so neither arc closes a cycle; checked anyway, as a cycle would void the
+            // bounds.
+            let probe = CutNetwork::new(g, &node.arcs);
+            let mut children = Vec::new();
+            let mut cut_short = false;
+            for (x, y) in [(u, v), (v, u)] {
+                if reaches(&probe, y, x, &mut seen) {
+                    continue;
+                }
+                let mut arcs = node.arcs.clone();
+                arcs.push((x, y));
+                let net = CutNetwork::new(g, &arcs);
+                let order = repair(g, &net, &node.order, x, y);
+                self.offer(&order);
+                self.nodes += 1;
+                let inherited = still_valid(&node.known, x, y);
+                let upper = during_in(g, &order);
+                let floor = node.bound.max(self.floor);
+                let child = evaluate(
+                    g,
+                    arcs,
+                    order,
+                    upper,
+                    inherited,
+                    floor,
+                    &mut self.flows,
+                    stop,
+                );
+                self.offer(&child.node.order);
+                if !child.complete {
+                    cut_short = true;
+                    break;
+                }
+                children.push(child);
+            }
+            if cut_short {
+                // This node (the least open bound) still bounds every order; it stays open,
+                // to be expanded again by the next run.
+                self.store[id] = Some((node, Some((u, v))));
+                return self.finish(bound, false);
+            }
+            self.open.pop();
+            self.held -= node_bytes(&node);
+            for child in children {
+                if child.node.bound < self.best_peak {
+                    self.held += node_bytes(&child.node);
+                    let depth = child.node.arcs.len();
+                    self.open
+                        .push((Reverse(child.node.bound), depth, self.store.len()));
+                    self.store.push(Some((child.node, child.pair)));
+                }
             }
         }
     }

@@ -6,9 +6,11 @@
 //! allocation order); where the arena is still above the lower bound, the exact search
 //! ([`super::canonical`]) runs as a decision procedure on the leaves above a target arena: first
 //! the lower bound itself (real graphs nearly always fit there), then halving the gap. A proof
-//! that a leaf cannot fit raises the bound, so `optimal` is reported only when proven. `auto` keeps
-//! a quarter of its budget for local improvement ([`super::hill_climb`]) of the leaves the search
-//! could not settle. With a capacity, the search stops at the first layout within it.
+//! that a leaf cannot fit raises the bound, so `optimal` is reported only when proven. Without a
+//! capacity, `auto` asks the search's cheap rounds first (a tenth of the budget), then runs the
+//! skyline's iterated greedy on the large groups still above their bound, then the search again;
+//! it keeps a quarter of what is left for local improvement ([`super::hill_climb`]) of the
+//! leaves the search could not settle. With a capacity, the search stops at the first layout within it.
 //!
 //! The single heuristics (`size`, `duration`, `conflicts`, `area`, `online`) run on the whole
 //! problem as their authors describe them, with no decomposition: they are the baselines.
@@ -42,6 +44,10 @@ const SKYLINE_STARTS: [Variant; 3] = [
 ];
 /// Most rounds of the iterated skyline greedy per group (it also stops at the deadline).
 const SKYLINE_ROUNDS: u64 = 2_000;
+/// Share of `auto`'s budget for the exact search's cheap first rounds, before the skyline.
+const PRE_SEARCH_SHARE: f64 = 0.1;
+/// The pre-search's largest node limit, per buffer of the group.
+const PRE_SEARCH_SCALE: u64 = 64;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -251,14 +257,31 @@ fn by_groups(
         .max()
         .unwrap_or(0)
         .max(forest.stacked_top);
-    let arena_of = |groups: &[Group]| {
-        groups
-            .iter()
-            .map(Group::top)
-            .max()
-            .unwrap_or(0)
-            .max(forest.stacked_top)
+    let mut nodes = Nodes { used: 0 };
+    let mut lo = global_bound; // every arena below `lo` is proven impossible
+    let solvers: Vec<Option<Solver>> = groups
+        .iter()
+        .map(|g| match (&g.overlaps, g.searchable) {
+            (Some(ov), true) => Some(Solver::new(&g.bufs, ov)),
+            _ => None,
+        })
+        .collect();
+    let mut search = Search {
+        stacked_top: forest.stacked_top,
+        capacity,
+        lo: &mut lo,
+        nodes: &mut nodes,
+        scale: 2,
+        max_states: budget.max_states,
     };
+    // `auto` without a capacity first asks the exact search the cheap questions (node limits up
+    // to PRE_SEARCH_SCALE × the group's size, a small share of the time): on some real graphs
+    // (wf-taxprofiler-001) it fits the bound in milliseconds where the skyline's iterated greedy
+    // would spend half the budget and not.
+    if method == LayoutMethod::Auto && capacity.is_none() {
+        let pre = budget.share(PRE_SEARCH_SHARE, budget.max_states);
+        search.run(&mut groups, &solvers, &pre, Some(PRE_SEARCH_SCALE));
+    }
     // Iterated greedy on the skyline for the groups above their bound: a share of the budget,
     // split evenly between them (`auto` without a capacity only: `exact` gives the search all
     // its time, and a capacity asks the search's decision question, which on MiniMalloc's
@@ -328,9 +351,7 @@ fn by_groups(
             }
         }
     }
-    let mut nodes = Nodes { used: 0 };
-    let mut lo = global_bound; // every arena below `lo` is proven impossible
-                               // `auto` leaves a quarter of the remaining time to local improvement.
+    // `auto` leaves a quarter of the remaining time to local improvement.
     let search_deadline = match (method, budget.deadline_ms) {
         (LayoutMethod::Auto, Some(d)) => {
             let now = budget.clock.now_ms();
@@ -346,98 +367,11 @@ fn by_groups(
         cancel: budget.cancel,
         progress: None,
     };
-    // The exact search, in rounds of a doubling node limit. Each round asks the groups above
-    // a target whether they fit it: first the bound (real graphs nearly always fit there), then
-    // a looser target (the capacity, or halfway to the best arena), so that one hard question
-    // does not take all the time while an easier one would have improved the arena.
-    let solvers: Vec<Option<Solver>> = groups
-        .iter()
-        .map(|g| match (&g.overlaps, g.searchable) {
-            (Some(ov), true) => Some(Solver::new(&g.bufs, ov)),
-            _ => None,
-        })
-        .collect();
-    let mut scale: u64 = 2;
-    'rounds: loop {
-        let mut decided_any = false;
-        // A search hit its node limit: a higher one may decide it.
-        let mut open = false;
-        for pick in 0..2 {
-            let arena = arena_of(&groups);
-            let target = match (capacity, pick) {
-                (Some(c), _) if arena <= c => break 'rounds,
-                (None, _) if arena <= lo => break 'rounds,
-                (_, 0) => lo,
-                (Some(c), _) => c,
-                (None, _) => lo + (arena - 1 - lo) / 2,
-            };
-            if pick == 1 && target == lo {
-                continue;
-            }
-            // With a capacity, the bound gets only the first two (cheap) rounds: when it is
-            // easy it is found at once and is optimal; when it is not, the capacity is the
-            // question asked.
-            if pick == 0 && capacity.is_some_and(|c| c > lo) && scale > 4 {
-                continue;
-            }
-            if target < forest.stacked_top {
-                // A stacked buffer alone reaches above the target: no layout fits it.
-                lo = lo.max(target + 1);
-                decided_any = true;
-                continue;
-            }
-            for (k, g) in groups.iter_mut().enumerate() {
-                if g.top() <= target {
-                    continue;
-                }
-                if target < g.base + g.bound {
-                    lo = lo.max(target + 1);
-                    decided_any = true;
-                    break;
-                }
-                let Some(solver) = &solvers[k] else {
-                    // Too large to search: the target stays open.
-                    break;
-                };
-                let limit = scale.saturating_mul(g.bufs.len() as u64);
-                match solver.round(target - g.base, limit, &search_budget, &mut nodes) {
-                    Outcome::Found(off) => {
-                        g.height = height(&g.bufs, &off);
-                        g.off = off;
-                        g.order = None;
-                        decided_any = true;
-                    }
-                    Outcome::Infeasible => {
-                        g.bound = g.bound.max(target - g.base + 1);
-                        lo = lo.max(target + 1);
-                        decided_any = true;
-                        break;
-                    }
-                    Outcome::Limit => {
-                        open = true;
-                        break;
-                    }
-                    Outcome::Stopped => break 'rounds,
-                }
-            }
-        }
-        if capacity.is_some_and(|c| lo > c)
-            || search_budget.expired()
-            || nodes.used >= budget.max_states
-        {
-            // The capacity is proven out of reach, or the budget is spent.
-            break;
-        }
-        if !decided_any {
-            if !open {
-                // Nothing left the search can answer (the groups above are too large).
-                break;
-            }
-            scale = scale.saturating_mul(2);
-        }
-    }
+    search.run(&mut groups, &solvers, &search_budget, None);
     // Local improvement of the groups that still reach above the bound.
-    if method == LayoutMethod::Auto && capacity.map_or(true, |c| arena_of(&groups) > c) {
+    if method == LayoutMethod::Auto
+        && capacity.map_or(true, |c| arena_of(&groups, forest.stacked_top) > c)
+    {
         let goal = capacity.unwrap_or(lo).max(lo);
         for g in groups.iter_mut().filter(|g| g.top() > goal) {
             let Some(ov) = &g.overlaps else { continue };
@@ -463,4 +397,122 @@ fn by_groups(
         }
     }
     (offsets, lo, nodes.used)
+}
+
+/// The exact search's state across its phases: rounds of a doubling node limit. Each round asks
+/// the groups above a target whether they fit it: first the bound (real graphs nearly always fit
+/// there), then a looser target (the capacity, or halfway to the best arena), so that one hard
+/// question does not take all the time while an easier one would have improved the arena.
+struct Search<'s> {
+    stacked_top: u64,
+    capacity: Option<u64>,
+    /// Every arena below it is proven impossible.
+    lo: &'s mut u64,
+    nodes: &'s mut Nodes,
+    /// The node limit of the next round, per buffer of the group.
+    scale: u64,
+    max_states: u64,
+}
+
+impl Search<'_> {
+    /// Runs rounds until the arena reaches the bound, the budget is spent, nothing is left to
+    /// decide, or (with `max_scale`) the node limit would grow beyond `max_scale` per buffer.
+    fn run(
+        &mut self,
+        groups: &mut [Group],
+        solvers: &[Option<Solver>],
+        budget: &Budget,
+        max_scale: Option<u64>,
+    ) {
+        'rounds: loop {
+            let mut decided_any = false;
+            // A search hit its node limit: a higher one may decide it.
+            let mut open = false;
+            for pick in 0..2 {
+                let arena = arena_of(groups, self.stacked_top);
+                let target = match (self.capacity, pick) {
+                    (Some(c), _) if arena <= c => break 'rounds,
+                    (None, _) if arena <= *self.lo => break 'rounds,
+                    (_, 0) => *self.lo,
+                    (Some(c), _) => c,
+                    (None, _) => *self.lo + (arena - 1 - *self.lo) / 2,
+                };
+                if pick == 1 && target == *self.lo {
+                    continue;
+                }
+                // With a capacity, the bound gets only the first two (cheap) rounds: when it is
+                // easy it is found at once and is optimal; when it is not, the capacity is the
+                // question asked.
+                if pick == 0 && self.capacity.is_some_and(|c| c > *self.lo) && self.scale > 4 {
+                    continue;
+                }
+                if target < self.stacked_top {
+                    // A stacked buffer alone reaches above the target: no layout fits it.
+                    *self.lo = (*self.lo).max(target + 1);
+                    decided_any = true;
+                    continue;
+                }
+                for (k, g) in groups.iter_mut().enumerate() {
+                    if g.top() <= target {
+                        continue;
+                    }
+                    if target < g.base + g.bound {
+                        *self.lo = (*self.lo).max(target + 1);
+                        decided_any = true;
+                        break;
+                    }
+                    let Some(solver) = &solvers[k] else {
+                        // Too large to search: the target stays open.
+                        break;
+                    };
+                    let limit = self.scale.saturating_mul(g.bufs.len() as u64);
+                    match solver.round(target - g.base, limit, budget, self.nodes) {
+                        Outcome::Found(off) => {
+                            g.height = height(&g.bufs, &off);
+                            g.off = off;
+                            g.order = None;
+                            decided_any = true;
+                        }
+                        Outcome::Infeasible => {
+                            g.bound = g.bound.max(target - g.base + 1);
+                            *self.lo = (*self.lo).max(target + 1);
+                            decided_any = true;
+                            break;
+                        }
+                        Outcome::Limit => {
+                            open = true;
+                            break;
+                        }
+                        Outcome::Stopped => break 'rounds,
+                    }
+                }
+            }
+            if self.capacity.is_some_and(|c| *self.lo > c)
+                || budget.expired()
+                || self.nodes.used >= self.max_states
+            {
+                // The capacity is proven out of reach, or the budget is spent.
+                break;
+            }
+            if !decided_any {
+                if !open {
+                    // Nothing left the search can answer (the groups above are too large).
+                    break;
+                }
+                if max_scale.is_some_and(|m| self.scale >= m) {
+                    break;
+                }
+                self.scale = self.scale.saturating_mul(2);
+            }
+        }
+    }
+}
+
+fn arena_of(groups: &[Group], stacked_top: u64) -> u64 {
+    groups
+        .iter()
+        .map(Group::top)
+        .max()
+        .unwrap_or(0)
+        .max(stacked_top)
 }

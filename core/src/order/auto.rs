@@ -4,22 +4,25 @@
 //! 2. Otherwise the near-linear heuristics run ([`fallback_candidates`]: greedy,
 //!    Inductor's three, XLA's three, SP-ization, the program order), each after a look at the
 //!    clock, and the best order is the incumbent.
-//! 3. The proof search ([`crate::bounds::branching`]) takes a share of the time: the whole-graph
-//!    cut bound (every heuristic's order bounds each op's cut from above, so few flows are
-//!    needed), the last-of-set bound, then precedence branching, whose nodes' orders improve
-//!    the incumbent as it goes. Most real graphs are proven right there. On small graphs (up to
-//!    200 ops) only the two bounds run here, and branching after the exact search.
+//! 3. The proof search ([`crate::bounds::branching::Search`], one for every phase below, each
+//!    run going on where the last one ended) takes a share of the time: the whole-graph cut
+//!    bound (every heuristic's order bounds each op's cut from above, so few flows are
+//!    needed), the last-of-set bound within a part of that share, then precedence branching,
+//!    whose nodes' orders improve the incumbent as it goes. Most real graphs are proven right
+//!    there. On small graphs (up to 200 ops) only the two bounds run here, and branching after
+//!    the exact search.
 //! 4. The exact search ([`super::exact`]) starts from that order with that bound as its floor,
 //!    and proves it optimal or improves it.
 //! 5. When neither finished, local search ([`local_search::improve_best`]) polishes the best
 //!    candidates and the searches' orders with the time left; the best proven bound is kept.
 //! 6. Local search usually stops (no move helps) well before the deadline: the proof search
-//!    runs once more from the polished order until the deadline.
+//!    runs once more until the deadline, with the polished order as its incumbent, from its
+//!    open nodes (or, once its tree is large, from a restarted one).
 //!
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
 
-use crate::bounds::branching::{prove, Limits, Proof};
+use crate::bounds::branching::{Limits, Proof, Search};
 use crate::bounds::{lower_bound, BoundKind};
 use crate::budget::Budget;
 use crate::graph::Graph;
@@ -37,6 +40,16 @@ const PROOF_SHARE_SMALL: f64 = 0.3;
 const PROOF_SHARE: f64 = 0.5;
 const EXACT_SHARE_SMALL: f64 = 0.7;
 const EXACT_SHARE: f64 = 0.5;
+/// Large graphs: the part of a proof search phase that the last-of-set scan may use before
+/// branching gets the rest (the scan can take thousands of flows on a training step and raise
+/// nothing there, while it is what proves the workflows whose tasks share one input).
+const SETS_SHARE: f64 = 0.8;
+/// The last run of the proof search starts its tree over from the root (with the polished
+/// order, the root's cuts and the bounds kept) once the tree has this many nodes: a fresh
+/// dive then gets further than the old tree (at 10 s: efficientnet_b0, mobilenet_v2 and _v3
+/// closer to their bounds, googlenet proven), while a young tree is better continued (at
+/// the default budget, 3 to 150 nodes: densenet121 proven).
+const RESTART_NODES: u64 = 256;
 /// Small graphs: the part of what the exact search left that branching may use.
 const BRANCH_SHARE_SMALL: f64 = 0.6;
 /// Graphs of up to this many ops get the `_SMALL` shares.
@@ -177,8 +190,8 @@ fn proven(order: Vec<OpIx>, by: BoundKind) -> Ordering {
     }
 }
 
-/// Takes a later proof search's result into the best bound and order so far; the plan when it
-/// proved its order optimal.
+/// The proof search's result as the plan when it proved its order optimal; else its bound
+/// and order folded into the best so far.
 fn fold(p: Proof, bound: &mut (u64, BoundKind), best: &mut (u64, Vec<OpIx>)) -> Option<Ordering> {
     if p.bound >= p.peak {
         return Some(proven(p.order, p.source));
@@ -192,15 +205,22 @@ fn fold(p: Proof, bound: &mut (u64, BoundKind), best: &mut (u64, Vec<OpIx>)) -> 
     None
 }
 
-/// The proof search's limits within `budget`: its clock, and caps on its nodes, flows and
-/// memory in step with the state and memory caps of the exact search (a node costs a few
-/// dozen flows, and a flow about what a few expansions do).
-fn limits<'b>(budget: &Budget, stop: &'b dyn Fn() -> bool, max_nodes: u64) -> Limits<'b> {
+/// The proof search's limits within `budget`: its clock (`stop`, and `sets_stop` for the
+/// last-of-set scan), and caps on its nodes, flows and memory in step with the state and
+/// memory caps of the exact search (a node costs a few dozen flows, and a flow about what a
+/// few expansions do).
+fn limits<'b>(
+    budget: &Budget,
+    stop: &'b dyn Fn() -> bool,
+    sets_stop: &'b dyn Fn() -> bool,
+    max_nodes: u64,
+) -> Limits<'b> {
     Limits {
         max_nodes,
         max_flows: (budget.max_states / 8).max(1),
         max_bytes: budget.max_memory_bytes / 2,
         stop,
+        sets_stop,
     }
 }
 
@@ -212,14 +232,17 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     let (candidates, pass) = timed_candidates(g, budget);
     let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
     // The proof search simulates every candidate and builds its network before its first flow.
-    if !pass.room(budget, 4.0 + candidates.len() as f64) || incumbent.is_empty() {
+    if !pass.room(budget, 4.0 + 2.0 * candidates.len() as f64) || incumbent.is_empty() {
         return Ordering::heuristic(incumbent);
     }
     let small = g.num_ops() <= SMALL_OPS;
     let others: Vec<&[OpIx]> = candidates.iter().skip(1).map(|c| &c.1[..]).collect();
+    let floor = (lower_bound(g), BoundKind::Simple);
+    // One search for every phase below: each run goes on where the last one ended.
+    let mut search = Search::new(g, incumbent, &others, floor);
     // Small graphs: only the root of the proof search (the cut and last-of-set bounds, cheap)
     // before the exact search, which proves most of them; branching comes after, if needed.
-    // Large ones: the proof search first.
+    // Large ones: the proof search first, the last-of-set scan within a part of its time.
     let proof_budget = share(
         budget,
         if small {
@@ -229,89 +252,161 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
         },
     );
     let stop = || proof_budget.expired();
+    let sets_budget = share(&proof_budget, if small { 1.0 } else { SETS_SHARE });
+    let sets_stop = || sets_budget.expired();
     let first_nodes = if small { 1 } else { u64::MAX };
-    let floor = (lower_bound(g), BoundKind::Simple);
-    let p = prove(
-        g,
-        incumbent,
-        &others,
-        floor,
-        &limits(budget, &stop, first_nodes),
-    );
+    let p = search.run(&limits(budget, &stop, &sets_stop, first_nodes));
     if p.bound >= p.peak {
         return proven(p.order, p.source);
     }
-    let mut bound = (p.bound, p.source);
-    let mut best = (p.peak, p.order);
-    if budget.cancelled() {
+    let bound = (p.bound, p.source);
+    let best = (p.peak, p.order);
+    if budget.cancelled() || !pass.room(budget, 4.0) {
         return unproven(best.1, bound);
     }
-    if !pass.room(budget, 4.0) {
-        return unproven(best.1, bound);
-    }
-    let exact_budget = share(
-        budget,
-        if small {
-            EXACT_SHARE_SMALL
-        } else {
-            EXACT_SHARE
-        },
-    );
-    let searched = exact_search_above(g, &exact_budget, best.1.clone(), bound.0);
-    if searched.optimal {
-        return proven(searched.order, BoundKind::Search);
-    }
-    if searched.lower_bound > bound.0 {
-        bound = (searched.lower_bound, BoundKind::Search);
-    }
-    if searched.peak < best.0 {
-        best = (searched.peak, searched.order);
-    }
-    if small && pass.room(budget, 4.0 + others.len() as f64) && !budget.cancelled() {
-        let branch_budget = share(budget, BRANCH_SHARE_SMALL);
-        let stop = || branch_budget.expired();
-        let p = prove(
-            g,
-            best.1.clone(),
-            &others,
-            bound,
-            &limits(budget, &stop, u64::MAX),
-        );
-        if let Some(done) = fold(p, &mut bound, &mut best) {
-            return done;
+    let mut state = State {
+        g,
+        search,
+        bound,
+        best,
+    };
+    let done = if small {
+        state.small(budget, &pass, &candidates)
+    } else {
+        state.large(budget, &pass, &candidates)
+    };
+    done.unwrap_or_else(|| state.result())
+}
+
+/// What `auto` knows after its first proof search run.
+struct State<'g> {
+    g: &'g Graph,
+    search: Search<'g>,
+    /// The best bound so far, and what proved it.
+    bound: (u64, BoundKind),
+    /// The best order so far, and its peak.
+    best: (u64, Vec<OpIx>),
+}
+
+impl State<'_> {
+    fn result(self) -> Ordering {
+        if self.bound.0 >= self.best.0 {
+            return proven(self.best.1, self.bound.1);
         }
+        unproven(self.best.1, self.bound)
     }
-    if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
-        return unproven(best.1, bound);
-    }
-    let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
-    starts.push(best.1.clone());
-    let polished = local_search::improve_best(g, starts, 3, budget);
-    let polished_peak = peak_of(g, &polished);
-    if polished_peak < best.0 {
-        best = (polished_peak, polished);
-    }
-    if bound.0 >= best.0 {
-        return proven(best.1, bound.1);
-    }
-    // Local search ends once no move helps, often well before the deadline: the rest of the
-    // time goes back to the proof search, from the polished order, whose nodes can still
-    // raise the bound and lower the plan.
-    let others: Vec<&[OpIx]> = candidates.iter().map(|c| &c.1[..]).collect();
-    if !budget.cancelled() && pass.room(budget, 8.0 + others.len() as f64) {
-        let stop = || budget.expired();
-        let p = prove(
-            g,
-            best.1.clone(),
-            &others,
-            bound,
-            &limits(budget, &stop, u64::MAX),
-        );
-        if let Some(done) = fold(p, &mut bound, &mut best) {
-            return done;
+
+    /// The exact search within `fraction` of the time left, from the best order and above the
+    /// best bound; the plan when it proves its order optimal.
+    fn exact(&mut self, budget: &Budget, fraction: f64) -> Option<Ordering> {
+        let exact_budget = share(budget, fraction);
+        let searched = exact_search_above(self.g, &exact_budget, self.best.1.clone(), self.bound.0);
+        if searched.optimal {
+            return Some(proven(searched.order, BoundKind::Search));
         }
+        if searched.lower_bound > self.bound.0 {
+            self.bound = (searched.lower_bound, BoundKind::Search);
+            self.search.raise(self.bound);
+        }
+        if searched.peak < self.best.0 {
+            self.search.offer(&searched.order);
+            self.best = (searched.peak, searched.order);
+        }
+        None
     }
-    unproven(best.1, bound)
+
+    /// One more run of the proof search until `stop` (the last-of-set scan until
+    /// `sets_stop`); the plan when it proves its order optimal.
+    fn prove(
+        &mut self,
+        budget: &Budget,
+        stop: &dyn Fn() -> bool,
+        sets_stop: &dyn Fn() -> bool,
+    ) -> Option<Ordering> {
+        let p = self.search.run(&limits(budget, stop, sets_stop, u64::MAX));
+        fold(p, &mut self.bound, &mut self.best)
+    }
+
+    /// Local search from the best three candidates and the best order so far, within
+    /// `budget`; the plan when it reaches the bound.
+    fn polish(&mut self, budget: &Budget, candidates: &[(u64, Vec<OpIx>)]) -> Option<Ordering> {
+        let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
+        starts.push(self.best.1.clone());
+        let polished = local_search::improve_best(self.g, starts, 3, budget);
+        let peak = peak_of(self.g, &polished);
+        if peak < self.best.0 {
+            self.search.offer(&polished);
+            self.best = (peak, polished);
+        }
+        (self.bound.0 >= self.best.0).then(|| proven(self.best.1.clone(), self.bound.1))
+    }
+
+    /// Small graphs, after the proof search's root: the exact search, branching, local
+    /// search, and branching again until the deadline.
+    fn small(
+        &mut self,
+        budget: &Budget,
+        pass: &Pass,
+        candidates: &[(u64, Vec<OpIx>)],
+    ) -> Option<Ordering> {
+        if let Some(done) = self.exact(budget, EXACT_SHARE_SMALL) {
+            return Some(done);
+        }
+        if pass.room(budget, 4.0) && !budget.cancelled() {
+            let branch_budget = share(budget, BRANCH_SHARE_SMALL);
+            let stop = || branch_budget.expired();
+            if let Some(done) = self.prove(budget, &stop, &stop) {
+                return Some(done);
+            }
+        }
+        if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
+            return None;
+        }
+        if let Some(done) = self.polish(budget, candidates) {
+            return Some(done);
+        }
+        // Local search ends once no move helps, often well before the deadline: the rest of
+        // the time goes back to the proof search, which goes on from its open nodes with the
+        // polished order as its incumbent.
+        if !budget.cancelled() && pass.room(budget, 4.0) {
+            let stop = || budget.expired();
+            if self.search.nodes() >= RESTART_NODES {
+                self.search.restart();
+            }
+            return self.prove(budget, &stop, &stop);
+        }
+        None
+    }
+
+    /// Large graphs, after the first run of the proof search: the exact search (on most it
+    /// ends at once: its set-up would not end in time), local search (it usually stops
+    /// early), then the proof search again until the deadline, from its open nodes with the
+    /// polished order as its incumbent (the last-of-set scan first, if the first run cut it
+    /// short).
+    fn large(
+        &mut self,
+        budget: &Budget,
+        pass: &Pass,
+        candidates: &[(u64, Vec<OpIx>)],
+    ) -> Option<Ordering> {
+        if let Some(done) = self.exact(budget, EXACT_SHARE) {
+            return Some(done);
+        }
+        if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
+            return None;
+        }
+        if let Some(done) = self.polish(budget, candidates) {
+            return Some(done);
+        }
+        if !budget.cancelled() && pass.room(budget, 4.0) {
+            let stop = || budget.expired();
+            if self.search.nodes() >= RESTART_NODES {
+                self.search.restart();
+            }
+            return self.prove(budget, &stop, &stop);
+        }
+        None
+    }
 }
 
 fn unproven(order: Vec<OpIx>, bound: (u64, BoundKind)) -> Ordering {

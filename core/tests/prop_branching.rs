@@ -1,0 +1,97 @@
+//! The proof search kept between runs (`bounds::branching::Search`, as `auto` runs it: a
+//! first run cut short, orders found elsewhere offered, more runs going on from the open
+//! nodes or from a restarted tree) against brute force on small random graphs: after every run the bound is at most
+//! the optimum, the order is valid and simulates to the peak reported, and a finished search
+//! has met the optimum.
+
+use std::cell::Cell;
+
+use peakorder::bounds::branching::{Limits, Search};
+use peakorder::bounds::BoundKind;
+use peakorder::generators::small::{
+    dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, uniform_dag,
+    wide_layered,
+};
+use peakorder::generators::Rng;
+use peakorder::order::greedy::greedy_order;
+use peakorder::order::{inductor, xla};
+use peakorder::referee::least_peak as brute_force;
+use peakorder::simulate::simulate;
+use peakorder::Graph;
+use proptest::prelude::*;
+
+fn graph(kind: u8, seed: u64, n: usize) -> Graph {
+    let mut r = Rng::new(seed);
+    let spec = match kind % 8 {
+        0 => dag(&mut r, n),
+        1 => series_parallel(&mut r, n),
+        2 => pieces(&mut r, n),
+        3 => in_forest(&mut r, n),
+        4 => sp_pinned_outputs(&mut r, n),
+        5 => fork_join(&mut r, n),
+        6 => uniform_dag(&mut r, n),
+        _ => wide_layered(&mut r, n),
+    };
+    Graph::from_spec(spec).expect("the generators make valid graphs")
+}
+
+/// A stop that turns true after `calls` reads (a clock that runs out mid-flow, mid-node, or
+/// mid-scan, depending on `calls`).
+fn after(calls: u64, count: &Cell<u64>) -> impl Fn() -> bool + '_ {
+    count.set(0);
+    move || {
+        count.set(count.get() + 1);
+        count.get() > calls
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Runs cut short at random points, with another order offered and the tree restarted
+    /// between them, never give
+    /// a bound above the optimum; a finished run has met it.
+    #[test]
+    fn resumed_search_bound_is_true(
+        kind in 0u8..8,
+        seed in any::<u64>(),
+        n in 1usize..=10,
+        runs in prop::collection::vec((0u64..60, 0u64..60, 1u64..40), 1..5),
+    ) {
+        let g = graph(kind, seed, n);
+        let best = brute_force(&g);
+        let others = [inductor::lpmf_order(&g), xla::list_order(&g)];
+        let others: Vec<&[u32]> = others.iter().map(|o| &o[..]).collect();
+        let mut search = Search::new(&g, greedy_order(&g), &others[..1], (0, BoundKind::Simple));
+        let (count, sets_count) = (Cell::new(0), Cell::new(0));
+        let mut nodes = 0;
+        for (i, &(calls, set_calls, more)) in runs.iter().enumerate() {
+            if i == 1 {
+                search.offer(others[1]);
+            }
+            if i == 2 {
+                search.restart();
+            }
+            nodes += more;
+            let stop = after(calls, &count);
+            let sets_stop = after(set_calls, &sets_count);
+            let limits = Limits { max_nodes: nodes, sets_stop: &sets_stop, ..Limits::until(&stop) };
+            let r = search.run(&limits);
+            let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(sim.peak_bytes, r.peak);
+            prop_assert!(r.bound <= best, "run {}: bound {} above the optimum {}", i, r.bound, best);
+            prop_assert!(r.peak >= best);
+            if r.finished {
+                prop_assert_eq!(r.bound, best);
+                prop_assert_eq!(r.peak, best);
+            }
+        }
+        // And with no limit the search ends where a fresh one would.
+        let r = search.run(&Limits::until(&|| false));
+        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
+        if r.finished {
+            prop_assert_eq!(r.bound, best);
+            prop_assert_eq!(r.peak, best);
+        }
+    }
+}
