@@ -294,6 +294,25 @@ proptest! {
         let sources: Vec<OpIx> = (0..n).filter(|&v| g.preds(v).is_empty()).collect();
         prop_assert!(sinks.len() < 2 || sets.iter().any(|s| s.end == End::Last && s.ops == sinks));
         prop_assert!(sources.len() < 2 || sets.iter().any(|s| s.end == End::First && s.ops == sources));
+        // The heavy ops at the first threshold (half the largest own memory) are a set too.
+        let own = |v: OpIx| -> u64 {
+            g.reads(v).iter().map(|&s| g.size(s)).sum::<u64>() + g.alloc(v) + g.workspace(v)
+        };
+        let top = (0..n).map(own).max().unwrap_or(0);
+        let is_heavy = |v: OpIx| top / 2 > 0 && own(v) >= top / 2;
+        // Those with no heavy descendant (a fixpoint over the successors).
+        let mut below = vec![false; n as usize];
+        for _ in 0..n {
+            for v in 0..n {
+                below[v as usize] = g.succs(v).iter().any(|&w| below[w as usize] || is_heavy(w));
+            }
+        }
+        let count = (0..n).filter(|&v| is_heavy(v)).count();
+        let heavy: Vec<OpIx> = (0..n).filter(|&v| is_heavy(v) && !below[v as usize]).collect();
+        prop_assert!(
+            heavy.len() < 2 || count == n as usize || sets.iter().any(|s| s.end == End::Last && s.ops == heavy),
+            "heavy set {:?} missing", heavy
+        );
         let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
         if let Some(h) = &all.hint {

@@ -11,7 +11,8 @@
 //! all be live together), and what an op with several consumers needs: until the first of
 //! them runs, all of its outputs are live (a training step's weight gradient, waiting for its
 //! update, while the backward pass goes on). The sets tried are the readers of each storage,
-//! the predecessors of each op and the sinks of the graph (last of the set), and the successors
+//! the predecessors of each op, the sinks of the graph and the heavy ops at halving thresholds of
+//! their own memory (last of the set), and the successors
 //! of each op and the sources of the graph (first of the set), with at least two ops each,
 //! largest total output first. The last of the sinks is the last op of the order: everything
 //! else has run, so what the graph keeps to the end (its outputs) is live beside that op's
@@ -67,9 +68,13 @@ pub struct LastOfSet {
     pub hint: Option<Hint>,
 }
 
+/// How many halving thresholds [`candidate_sets`] tries for its heavy-op sets.
+const HEAVY_THRESHOLDS: usize = 24;
+
 /// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
 /// each op (last of the set), successors of each op (first of the set), two or more ops each,
-/// deduplicated, largest total output first.
+/// deduplicated, largest total output first; and the heavy ops at halving thresholds (last of
+/// the set).
 pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     let mut sets: Vec<OpSet> = Vec::new();
     let mut add = |end: End, ops: &[OpIx]| {
@@ -95,6 +100,65 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     add(End::Last, &sinks);
     let sources: Vec<OpIx> = (0..n).filter(|&v| net.preds(v).is_empty()).collect();
     add(End::First, &sources);
+    // The heavy ops: those whose own memory (reads, outputs, workspace) is at least a threshold,
+    // for thresholds halving from the largest. The last of them runs after the rest, and the
+    // light ops free to follow it (those with no heavy descendant) are all that can keep their
+    // outputs off its peak: on workflows whose outputs pile up, a tiny sink (a samplesheet
+    // check) may run last, but the last heavy op still meets nearly every output (WfCommons
+    // atacseq). Any set is sound (see the module comment); these only add candidates.
+    let own: Vec<u64> = (0..n)
+        .map(|v| {
+            g.reads(v)
+                .iter()
+                .map(|&s| g.size(s))
+                .fold(0, u64::saturating_add)
+                .saturating_add(g.alloc(v))
+                .saturating_add(g.workspace(v))
+        })
+        .collect();
+    let top = own.iter().copied().max().unwrap_or(0);
+    // A topological order of the network (Kahn), for the heavy-descendant pass.
+    let mut indeg: Vec<usize> = (0..n).map(|v| net.preds(v).len()).collect();
+    let mut topo: Vec<OpIx> = (0..n).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut head = 0;
+    while head < topo.len() {
+        let v = topo[head];
+        head += 1;
+        for &w in net.succs(v) {
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                topo.push(w);
+            }
+        }
+    }
+    let mut theta = top / 2;
+    let mut last_len = 0;
+    for _ in 0..HEAVY_THRESHOLDS {
+        if theta == 0 {
+            break;
+        }
+        // Only the heavy ops with no heavy descendant: the others run before one of those, so
+        // before the last, and the set's bound is the same with fewer ops to try.
+        let mut below = vec![false; n as usize];
+        for &v in topo.iter().rev() {
+            below[v as usize] = net
+                .succs(v)
+                .iter()
+                .any(|&w| below[w as usize] || own[w as usize] >= theta);
+        }
+        let heavy: Vec<OpIx> = (0..n)
+            .filter(|&v| own[v as usize] >= theta && !below[v as usize])
+            .collect();
+        let count = (0..n).filter(|&v| own[v as usize] >= theta).count();
+        if count == n as usize {
+            break;
+        }
+        if count > last_len {
+            last_len = count;
+            add(End::Last, &heavy);
+        }
+        theta /= 2;
+    }
     sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
     sets.dedup();
     let weight = |s: &OpSet| -> u64 {
