@@ -460,6 +460,10 @@ pub struct Search<'g> {
     sets_done: bool,
     /// The first-free bound ran (or was cut off by its cap, for good).
     first_free_done: bool,
+    /// The lowest of the orders started from the bounds' minimising downsets, with its peak:
+    /// a start for local search even when it is above the incumbent (it runs the ops the
+    /// bound says end the order last, as the optimum may).
+    hinted: Option<(u64, Vec<OpIx>)>,
     /// The root's own bound (above it, branching gave the bound).
     root_bound: u64,
     flows: u64,
@@ -503,6 +507,7 @@ impl<'g> Search<'g> {
             root: Root::Pending(Vec::new()),
             sets_done: false,
             first_free_done: false,
+            hinted: None,
             root_bound: floor.0,
             flows: 0,
             nodes: 0,
@@ -542,6 +547,12 @@ impl<'g> Search<'g> {
             self.held = 0;
             self.stuck = false;
         }
+    }
+
+    /// The lowest order started from a bound's minimising downset, if any (see
+    /// `first_free::prefixed`).
+    pub fn hinted(&self) -> Option<&[OpIx]> {
+        self.hinted.as_ref().map(|h| &h.1[..])
     }
 
     /// Nodes evaluated so far, over every run.
@@ -693,7 +704,12 @@ impl<'g> Search<'g> {
                 .collect();
             for h in &hints {
                 for base in &bases {
-                    self.offer(&super::first_free::prefixed(base, h));
+                    let order = super::first_free::prefixed(base, h);
+                    let peak = peak_of(g, &order);
+                    if self.hinted.as_ref().map_or(true, |b| peak < b.0) {
+                        self.hinted = Some((peak, order.clone()));
+                    }
+                    self.offer(&order);
                 }
             }
         }

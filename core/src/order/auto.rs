@@ -27,7 +27,7 @@ use crate::bounds::{lower_bound, BoundKind};
 use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::order::exact::exact_search_above;
-use crate::order::{greedy, inductor, liu, local_search, program, spize, xla, Ordering};
+use crate::order::{defer, greedy, inductor, liu, local_search, program, spize, xla, Ordering};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
@@ -50,6 +50,8 @@ const SETS_SHARE: f64 = 0.8;
 /// closer to their bounds, googlenet proven), while a young tree is better continued (at
 /// the default budget, 3 to 150 nodes: densenet121 proven).
 const RESTART_NODES: u64 = 256;
+/// The part of the time left after local search that the long moves across the peak may use.
+const DEFER_SHARE: f64 = 0.5;
 /// Small graphs: the part of what the exact search left that branching may use.
 const BRANCH_SHARE_SMALL: f64 = 0.6;
 /// Graphs of up to this many ops get the `_SMALL` shares.
@@ -329,10 +331,31 @@ impl State<'_> {
 
     /// Local search from the best three candidates and the best order so far, within
     /// `budget`; the plan when it reaches the bound.
-    fn polish(&mut self, budget: &Budget, candidates: &[(u64, Vec<OpIx>)]) -> Option<Ordering> {
+    fn polish(
+        &mut self,
+        budget: &Budget,
+        pass: &Pass,
+        candidates: &[(u64, Vec<OpIx>)],
+    ) -> Option<Ordering> {
         let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
         starts.push(self.best.1.clone());
-        let polished = local_search::improve_best(self.g, starts, 3, budget);
+        let mut polished = local_search::improve_best(self.g, starts, 3, budget);
+        // The order the bounds' downsets suggest is often above the others before local
+        // search and below them after it (a workflow whose sample with the smallest outputs
+        // must run last).
+        if let Some(hinted) = self.search.hinted().map(|h| h.to_vec()) {
+            let better = local_search::improve(self.g, &hinted, &share(budget, 0.5));
+            if peak_of(self.g, &better) < peak_of(self.g, &polished) {
+                polished = better;
+            }
+        }
+        // Local search's moves span a window of steps; whole jobs that may run on the other
+        // side of the peak op move there next (half the time left at most: the proof search
+        // gets the rest).
+        // Its set-up (a simulation, the peak op's ancestors, the candidates) reads no clock.
+        if pass.room(budget, 8.0) {
+            polished = defer::defer_across_peak(self.g, &polished, &share(budget, DEFER_SHARE));
+        }
         let peak = peak_of(self.g, &polished);
         if peak < self.best.0 {
             self.search.offer(&polished);
@@ -362,7 +385,7 @@ impl State<'_> {
         if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
             return None;
         }
-        if let Some(done) = self.polish(budget, candidates) {
+        if let Some(done) = self.polish(budget, pass, candidates) {
             return Some(done);
         }
         // Local search ends once no move helps, often well before the deadline: the rest of
@@ -395,7 +418,7 @@ impl State<'_> {
         if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
             return None;
         }
-        if let Some(done) = self.polish(budget, candidates) {
+        if let Some(done) = self.polish(budget, pass, candidates) {
             return Some(done);
         }
         if !budget.cancelled() && pass.room(budget, 4.0) {

@@ -4,6 +4,7 @@
 //! it with the simulator before reporting it.
 
 pub mod auto;
+pub mod defer;
 pub mod exact;
 pub mod greedy;
 pub mod inductor;

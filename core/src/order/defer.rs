@@ -1,0 +1,359 @@
+//! Long moves across the peak: whole sets of ops run on the other side of the peak op.
+//!
+//! In every order the op `v` that reaches the peak needs only its ancestors before it and its
+//! descendants after it; everything else may run on either side. Local search
+//! ([`super::local_search`]) moves one op at a time within a window of steps, so it cannot
+//! carry a job and what follows from it over hundreds of steps: a workflow's image writer
+//! that runs early and holds its 7 MB output through the peak (a 2,122-op Montage workflow,
+//! 0.14% above its proven optimum) or a cleanup that could free inputs before it. This pass
+//! tries exactly those moves, in the spirit of the "move to the other side of the bottleneck"
+//! step of bottleneck-driven schedule improvement (e.g. the shifting-bottleneck procedure,
+//! Adams, Balas and Zawack, "The shifting bottleneck procedure for job shop scheduling",
+//! Management Science 34(3), 1988):
+//!
+//! - *later*: an op `u` before the peak that is not an ancestor of `v`, with every op after it
+//!   and before `v` that depends on it, moves past `v`: just after it, or as late as the ops
+//!   that read it allow (their outputs leave the peak);
+//! - *earlier*: an op `u` after the peak that is not a descendant of `v`, with every op before
+//!   it and after `v` that it depends on, moves before `v`: just before it, or as early as its
+//!   inputs allow (the inputs it is the last reader of leave the peak).
+//!
+//! Both keep the order topological (a descendant of a non-ancestor of `v` is not an ancestor
+//! of `v`, and likewise for ancestors of non-descendants). Candidates are ranked by the bytes
+//! they would take off the peak step, [`TRIES`] per side are simulated, and a move is kept
+//! when it lowers the peak. It repeats from the new peak while the budget lasts.
+
+use crate::budget::Budget;
+use crate::graph::Graph;
+use crate::simulate::MemState;
+use crate::OpIx;
+
+/// Moves simulated per side and round, best estimate first.
+const TRIES: usize = 16;
+
+/// Where each storage is made and freed in an order, and the first step at the peak.
+struct Profile {
+    peak: u64,
+    /// Steps at the peak (the start counts as one when it is the peak).
+    count: usize,
+    /// The first position reaching the peak; `None` when the start memory is the peak.
+    at: Option<usize>,
+    /// Position of each op in the order.
+    pos: Vec<usize>,
+    /// Position after which each storage is freed (`usize::MAX`: never).
+    freed: Vec<usize>,
+}
+
+fn profile(g: &Graph, order: &[OpIx]) -> Profile {
+    let mut state = MemState::new(g);
+    let mut pos = vec![0; g.num_ops()];
+    let mut freed = vec![usize::MAX; g.num_tensors()];
+    let (mut peak, mut count, mut at) = (state.live(), 1, None);
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i;
+        let (during, _) = state.run(v);
+        if during > peak {
+            (peak, count, at) = (during, 1, Some(i));
+        } else if during == peak {
+            count += 1;
+        }
+        for &s in g.reads(v) {
+            if state.remaining_users(s) == 0 && !g.pinned(s) {
+                freed[s as usize] = i;
+            }
+        }
+        for &s in g.creates(v) {
+            if g.users(s).is_empty() && !g.pinned(s) {
+                freed[s as usize] = i;
+            }
+        }
+    }
+    Profile {
+        peak,
+        count,
+        at,
+        pos,
+        freed,
+    }
+}
+
+/// Marks `v` and every op it depends on (`up`) or that depends on it (`!up`).
+fn closure(g: &Graph, v: OpIx, up: bool) -> Vec<bool> {
+    let mut mark = vec![false; g.num_ops()];
+    mark[v as usize] = true;
+    let mut stack = vec![v];
+    while let Some(w) = stack.pop() {
+        let next = if up { g.preds(w) } else { g.succs(w) };
+        for &x in next {
+            if !mark[x as usize] {
+                mark[x as usize] = true;
+                stack.push(x);
+            }
+        }
+    }
+    mark
+}
+
+/// The order with `u` and the ops between it and the peak position `p` that depend on it
+/// (the set `M`) moved past `order[p]`: just after it, or (`late`) as late as `M`'s readers
+/// allow, just before the first later op that depends on `M`.
+fn moved_later(
+    g: &Graph,
+    order: &[OpIx],
+    pos: &[usize],
+    u: OpIx,
+    p: usize,
+    late: bool,
+) -> Vec<OpIx> {
+    let mut inside = vec![false; g.num_ops()];
+    inside[u as usize] = true;
+    let from = pos[u as usize];
+    let mut moved = vec![u];
+    let mut rest = Vec::with_capacity(order.len());
+    rest.extend_from_slice(&order[..from]);
+    for &w in &order[from + 1..p] {
+        if g.preds(w).iter().any(|&x| inside[x as usize]) {
+            inside[w as usize] = true;
+            moved.push(w);
+        } else {
+            rest.push(w);
+        }
+    }
+    let after_v = rest.len() + 1;
+    rest.extend_from_slice(&order[p..]);
+    let at = if late {
+        rest[after_v..]
+            .iter()
+            .position(|&w| g.preds(w).iter().any(|&x| inside[x as usize]))
+            .map_or(rest.len(), |j| after_v + j)
+    } else {
+        after_v
+    };
+    rest.splice(at..at, moved);
+    rest
+}
+
+/// The order with `u` and the ops between the peak position `p` and it that it depends on
+/// (the set `M`) moved before `order[p]`: just before it, or (`early`) as early as `M`'s
+/// inputs allow, just after the last earlier op `M` depends on.
+fn moved_earlier(
+    g: &Graph,
+    order: &[OpIx],
+    pos: &[usize],
+    u: OpIx,
+    p: usize,
+    early: bool,
+) -> Vec<OpIx> {
+    let mut inside = vec![false; g.num_ops()];
+    inside[u as usize] = true;
+    let to = pos[u as usize];
+    let mut moved = vec![u];
+    let mut stay = Vec::new();
+    for &w in order[p + 1..to].iter().rev() {
+        if g.succs(w).iter().any(|&x| inside[x as usize]) {
+            inside[w as usize] = true;
+            moved.push(w);
+        } else {
+            stay.push(w);
+        }
+    }
+    moved.reverse();
+    let mut rest = Vec::with_capacity(order.len());
+    rest.extend_from_slice(&order[..=p]);
+    rest.extend(stay.iter().rev());
+    rest.extend_from_slice(&order[to + 1..]);
+    let at = if early {
+        rest[..p]
+            .iter()
+            .rposition(|&w| g.succs(w).iter().any(|&x| inside[x as usize]))
+            .map_or(0, |j| j + 1)
+    } else {
+        p
+    };
+    rest.splice(at..at, moved);
+    rest
+}
+
+/// Candidate moves at the peak position `p` of `order`, best estimated gain first: the bytes a
+/// move takes off step `p` less the bytes it puts on it (the moved op alone; the simulation
+/// decides).
+fn candidates(g: &Graph, order: &[OpIx], pr: &Profile, p: usize) -> Vec<(bool, OpIx)> {
+    let v = order[p];
+    let live_at = |s: u32| pr.freed[s as usize] >= p;
+    let mut ranked: Vec<(i128, bool, OpIx)> = Vec::new();
+    let ancestors = closure(g, v, true);
+    for &u in &order[..p] {
+        if ancestors[u as usize] {
+            continue;
+        }
+        let gain: u64 = g
+            .creates(u)
+            .iter()
+            .filter(|&&s| live_at(s))
+            .map(|&s| g.size(s))
+            .sum();
+        // Inputs `u` is the last reader of stay live across the peak once it moves after it.
+        let loss: u64 = g
+            .reads(u)
+            .iter()
+            .filter(|&&s| pr.freed[s as usize] == pr.pos[u as usize])
+            .map(|&s| g.size(s))
+            .sum();
+        if gain > 0 {
+            ranked.push((gain as i128 - loss as i128, true, u));
+        }
+    }
+    let descendants = closure(g, v, false);
+    for &u in &order[p + 1..] {
+        if descendants[u as usize] {
+            continue;
+        }
+        // Storages live at the peak whose last reader is `u` are freed before it once `u` runs
+        // first; its own outputs are then live at the peak.
+        let gain: u64 = g
+            .reads(u)
+            .iter()
+            .filter(|&&s| pr.freed[s as usize] == pr.pos[u as usize] && !g.pinned(s))
+            .filter(|&&s| {
+                g.tensors()[s as usize]
+                    .producer
+                    .map_or(true, |w| pr.pos[w as usize] < p)
+            })
+            .map(|&s| g.size(s))
+            .sum();
+        if gain > 0 {
+            ranked.push((gain as i128 - g.alloc(u) as i128, false, u));
+        }
+    }
+    ranked.sort_by_key(|c| std::cmp::Reverse(c.0));
+    let mut later = 0;
+    let mut earlier = 0;
+    ranked
+        .into_iter()
+        .filter(|&(_, side, _)| {
+            let n = if side { &mut later } else { &mut earlier };
+            *n += 1;
+            *n <= TRIES
+        })
+        .map(|(_, side, u)| (side, u))
+        .collect()
+}
+
+/// The peak of `order` and how many steps reach it.
+fn score(g: &Graph, order: &[OpIx]) -> (u64, usize) {
+    let mut state = MemState::new(g);
+    let (mut peak, mut count) = (state.live(), 1);
+    for &v in order {
+        let (during, _) = state.run(v);
+        if during > peak {
+            (peak, count) = (during, 1);
+        } else if during == peak {
+            count += 1;
+        }
+    }
+    (peak, count)
+}
+
+/// `order` (a topological order of `g`) improved by moves across its peak while `budget`
+/// lasts; never higher than `order`. A move is kept when it lowers the peak, or keeps it and
+/// lowers the number of steps at the peak (the next move may then lower it).
+pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx> {
+    let mut best = order.to_vec();
+    if budget.expired() {
+        return best;
+    }
+    let mut pr = profile(g, &best);
+    while let Some(p) = pr.at {
+        let mut improved = false;
+        for (later, u) in candidates(g, &best, &pr, p) {
+            if budget.expired() {
+                return best;
+            }
+            for far in [false, true] {
+                let next = if later {
+                    moved_later(g, &best, &pr.pos, u, p, far)
+                } else {
+                    moved_earlier(g, &best, &pr.pos, u, p, far)
+                };
+                if score(g, &next) < (pr.peak, pr.count) {
+                    best = next;
+                    improved = true;
+                    break;
+                }
+            }
+            if improved {
+                pr = profile(g, &best);
+                break;
+            }
+        }
+        if !improved || budget.expired() {
+            break;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::{Budget, NoClock};
+    use crate::simulate::peak_of;
+
+    fn run(g: &Graph, ids: &[&str]) -> Vec<String> {
+        let order = g.order_from_ids(ids).unwrap();
+        let better = defer_across_peak(g, &order, &Budget::new(&NoClock, None, u64::MAX));
+        g.check_order(&better).unwrap();
+        assert!(peak_of(g, &better) <= peak_of(g, &order));
+        g.op_ids(&better)
+    }
+
+    #[test]
+    fn a_job_that_need_not_run_before_the_peak_moves_past_it() {
+        // `w` writes a 100-byte result nobody reads; `p` makes 1,000 bytes that `q` reduces to
+        // one. Run first, `w` holds its result through the peak at `q`.
+        let g = Graph::from_json(
+            r#"{"tensors": [{"id": "x", "bytes": 1}, {"id": "out_w", "bytes": 100},
+                          {"id": "y", "bytes": 1000}, {"id": "z", "bytes": 1}],
+                "ops": [{"id": "w", "inputs": ["x"], "outputs": ["out_w"]},
+                        {"id": "p", "inputs": ["x"], "outputs": ["y"]},
+                        {"id": "q", "inputs": ["y"], "outputs": ["z"]}],
+                "outputs": ["out_w", "z"]}"#,
+        )
+        .unwrap();
+        let first = g.order_from_ids(&["w", "p", "q"]).unwrap();
+        assert_eq!(peak_of(&g, &first), 1 + 100 + 1000 + 1);
+        let better = run(&g, &["w", "p", "q"]);
+        assert_eq!(better, ["p", "q", "w"]);
+        assert_eq!(
+            peak_of(&g, &g.order_from_ids(&better).unwrap()),
+            1 + 1000 + 1
+        );
+    }
+
+    #[test]
+    fn a_job_that_frees_inputs_moves_as_early_as_it_may() {
+        // `c` is the only reader of a donated 500-byte input: run last, it holds the input
+        // through the peak at `q`; just before `q` it is the peak itself, so it goes first.
+        let g = Graph::from_json(
+            r#"{"tensors": [{"id": "big", "bytes": 500, "donated": true},
+                          {"id": "x", "bytes": 1}, {"id": "c_out", "bytes": 1},
+                          {"id": "y", "bytes": 1000}, {"id": "z", "bytes": 1}],
+                "ops": [{"id": "p", "inputs": ["x"], "outputs": ["y"]},
+                        {"id": "q", "inputs": ["y"], "outputs": ["z"]},
+                        {"id": "c", "inputs": ["big"], "outputs": ["c_out"]}],
+                "outputs": ["c_out", "z"]}"#,
+        )
+        .unwrap();
+        assert_eq!(run(&g, &["p", "q", "c"]), ["c", "p", "q"]);
+    }
+
+    #[test]
+    fn an_optimal_order_stays() {
+        let g = Graph::from_json(
+            r#"{"tensors": [{"id": "x", "bytes": 1}, {"id": "y", "bytes": 10}],
+                "ops": [{"id": "a", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]}"#,
+        )
+        .unwrap();
+        assert_eq!(run(&g, &["a"]), ["a"]);
+    }
+}
