@@ -182,9 +182,15 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
         // Both start by scoring the heuristics' orders (a check and a simulation each) and
         // set up for seconds more only when the clock leaves room: with less than that, the
         // program order, else the first heuristic, as they would return.
-        Method::Exact | Method::Auto if short() => Ok(Ordering::heuristic(
-            order::program::program_order(g).unwrap_or_else(|_| order::greedy::greedy_order(g)),
-        )),
+        // An in-forest is the exception: Liu's algorithm is near-linear and exact, and `auto`
+        // promises its optimum there whatever the budget.
+        Method::Exact | Method::Auto
+            if short() && !(method == Method::Auto && g.is_in_forest()) =>
+        {
+            Ok(Ordering::heuristic(
+                order::program::program_order(g).unwrap_or_else(|_| order::greedy::greedy_order(g)),
+            ))
+        }
         Method::Exact => Ok(order::auto::exact_with_heuristics(g, budget)),
         Method::Auto => Ok(order::auto::auto_order(g, budget)),
     }

@@ -14,7 +14,10 @@
 //! 4. The exact search ([`super::exact`]) starts from that order with that bound as its floor,
 //!    and proves it optimal or improves it.
 //! 5. When neither finished, local search ([`local_search::improve_best`]) polishes the best
-//!    candidates and the searches' orders with the time left; the best proven bound is kept.
+//!    candidates and the searches' orders with the time left (and, separately, the order the
+//!    bounds' minimising downsets suggest, [`Search::hinted`]); then the long moves across the
+//!    peak ([`defer`]) carry whole jobs to the other side of the peak op. The best proven
+//!    bound is kept.
 //! 6. Local search usually stops (no move helps) well before the deadline: the proof search
 //!    runs once more until the deadline, with the polished order as its incumbent, from its
 //!    open nodes (or, once its tree is large, from a restarted one).

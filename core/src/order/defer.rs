@@ -266,10 +266,10 @@ pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx
     while let Some(p) = pr.at {
         let mut improved = false;
         for (later, u) in candidates(g, &best, &pr, p) {
-            if budget.expired() {
-                return best;
-            }
             for far in [false, true] {
+                if budget.expired() {
+                    return best;
+                }
                 let next = if later {
                     moved_later(g, &best, &pr.pos, u, p, far)
                 } else {
@@ -282,6 +282,11 @@ pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx
                 }
             }
             if improved {
+                // The next round's set-up (a simulation, a closure, the candidates) reads no
+                // clock: it starts only while time is left.
+                if budget.expired() {
+                    return best;
+                }
                 pr = profile(g, &best);
                 break;
             }
