@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Instant;
 
-use common::random_graph;
+use common::{random_graph, random_order};
 use peakorder::generators::Rng;
 use peakorder::layout::problem::{Buffer, Problem};
 use peakorder::layout::{
@@ -296,28 +296,6 @@ fn skyline_layouts_are_valid_on_larger_seeded_instances() {
             .collect();
         check_skyline(&bufs, 1 + rng.range(0, 3), None).unwrap_or_else(|e| panic!("{bufs:?}: {e}"));
     }
-}
-
-/// A random valid order of `g` (a seeded topological sort).
-fn random_order(g: &Graph, seed: u64) -> Vec<OpIx> {
-    let mut rng = Rng::new(seed);
-    let mut missing: Vec<usize> = (0..g.num_ops() as OpIx).map(|v| g.preds(v).len()).collect();
-    let mut ready: Vec<OpIx> = (0..g.num_ops() as OpIx)
-        .filter(|&v| missing[v as usize] == 0)
-        .collect();
-    let mut order = Vec::new();
-    while !ready.is_empty() {
-        let k = rng.range(0, ready.len() as u64 - 1) as usize;
-        let v = ready.swap_remove(k);
-        order.push(v);
-        for &w in g.succs(v) {
-            missing[w as usize] -= 1;
-            if missing[w as usize] == 0 {
-                ready.push(w);
-            }
-        }
-    }
-    order
 }
 
 /// The naive check of a graph layout, from docs/design.md §1's text: at the start and while each

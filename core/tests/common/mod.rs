@@ -162,3 +162,25 @@ pub fn sp_net(ops: RangeInclusive<usize>) -> BoxedStrategy<Case> {
         .prop_map(|(n, draws)| Case::new("random_sp", random_sp_from(&mut Tape::new(&draws), n)))
         .boxed()
 }
+
+/// A random valid order of `g` (a seeded topological sort).
+pub fn random_order(g: &Graph, seed: u64) -> Vec<peakorder::OpIx> {
+    let mut rng = peakorder::generators::Rng::new(seed);
+    let mut missing: Vec<usize> = (0..g.num_ops() as u32).map(|v| g.preds(v).len()).collect();
+    let mut ready: Vec<u32> = (0..g.num_ops() as u32)
+        .filter(|&v| missing[v as usize] == 0)
+        .collect();
+    let mut order = Vec::new();
+    while !ready.is_empty() {
+        let k = rng.range(0, ready.len() as u64 - 1) as usize;
+        let v = ready.swap_remove(k);
+        order.push(v);
+        for &w in g.succs(v) {
+            missing[w as usize] -= 1;
+            if missing[w as usize] == 0 {
+                ready.push(w);
+            }
+        }
+    }
+    order
+}
