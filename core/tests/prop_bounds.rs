@@ -3,36 +3,21 @@
 //! (with and without extra precedence arcs and ops forced before it), and every bound is at
 //! most the brute-force optimum.
 
+mod common;
+
+use common::seeded_graph;
+
 use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
 use peakorder::bounds::first_free::{first_free_bound, first_free_of, freeable_inputs, prefixed};
 use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
 use peakorder::bounds::BoundKind;
-use peakorder::generators::small::{
-    dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, uniform_dag,
-    wide_layered,
-};
 use peakorder::generators::{Draw, Rng};
 use peakorder::order::greedy::greedy_order;
 use peakorder::referee::least_peak as brute_force;
 use peakorder::simulate::{simulate, MemState};
 use peakorder::{Graph, OpIx};
 use proptest::prelude::*;
-
-fn graph(kind: u8, seed: u64, n: usize) -> Graph {
-    let mut r = Rng::new(seed);
-    let spec = match kind % 8 {
-        0 => dag(&mut r, n),
-        1 => series_parallel(&mut r, n),
-        2 => pieces(&mut r, n),
-        3 => in_forest(&mut r, n),
-        4 => sp_pinned_outputs(&mut r, n),
-        5 => fork_join(&mut r, n),
-        6 => uniform_dag(&mut r, n),
-        _ => wide_layered(&mut r, n),
-    };
-    Graph::from_spec(spec).expect("the generators make valid graphs")
-}
 
 /// Ancestor sets as bit masks (graphs of at most 64 ops), with extra arcs (x before y).
 fn ancestors(g: &Graph, arcs: &[(OpIx, OpIx)]) -> Option<Vec<u64>> {
@@ -188,7 +173,7 @@ proptest! {
     /// minimising downset is one of them; with an extra arc and ops forced before it, too.
     #[test]
     fn op_cut_equals_brute_force(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let mut r = Rng::new(seed ^ 0x5eed);
         let anc0 = ancestors(&g, &[]).expect("a DAG");
         let mut arcs = Vec::new();
@@ -228,7 +213,7 @@ proptest! {
     /// the optimum, and equal to the largest brute-force op cut.
     #[test]
     fn cut_bound_is_the_largest_op_cut(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let anc = ancestors(&g, &[]).expect("a DAG");
         let net = CutNetwork::new(&g, &[]);
         let upper = during_in(&g, &greedy_order(&g));
@@ -246,7 +231,7 @@ proptest! {
     /// the peak it reports, and when it finishes the two are the optimum.
     #[test]
     fn branching_bound_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10, nodes in 1u64..200) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let best = brute_force(&g);
         let limits = Limits { max_nodes: nodes, ..Limits::until(&|| false) };
         let r = prove(&g, greedy_order(&g), &[], (0, BoundKind::Simple), &limits);
@@ -265,7 +250,7 @@ proptest! {
     /// the set before (after) it; the bound over all sets is at most the optimum.
     #[test]
     fn last_of_set_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let anc = ancestors(&g, &[]).expect("a DAG");
         let net = CutNetwork::new(&g, &[]);
         let order = greedy_order(&g);
@@ -324,7 +309,7 @@ proptest! {
     /// that leave them out (and `u64::MAX` when none does).
     #[test]
     fn op_cut_with_ops_after(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let mut r = Rng::new(seed ^ 0xaf7e);
         let anc = ancestors(&g, &[]).expect("a DAG");
         let net = CutNetwork::new(&g, &[]);
@@ -351,7 +336,7 @@ proptest! {
     /// started from its hint is an order of the graph.
     #[test]
     fn first_free_is_true(kind in 0u8..8, seed in any::<u64>(), n in 1usize..=10) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let anc = ancestors(&g, &[]).expect("a DAG");
         let inputs = freeable_inputs(&g);
         for k in 1..=inputs.len() {

@@ -4,36 +4,19 @@
 //! the optimum, the order is valid and simulates to the peak reported, and a finished search
 //! has met the optimum.
 
+mod common;
+
+use common::seeded_graph;
+
 use std::cell::Cell;
 
 use peakorder::bounds::branching::{Limits, Search};
 use peakorder::bounds::BoundKind;
-use peakorder::generators::small::{
-    dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, uniform_dag,
-    wide_layered,
-};
-use peakorder::generators::Rng;
 use peakorder::order::greedy::greedy_order;
 use peakorder::order::{inductor, xla};
 use peakorder::referee::least_peak as brute_force;
 use peakorder::simulate::simulate;
-use peakorder::Graph;
 use proptest::prelude::*;
-
-fn graph(kind: u8, seed: u64, n: usize) -> Graph {
-    let mut r = Rng::new(seed);
-    let spec = match kind % 8 {
-        0 => dag(&mut r, n),
-        1 => series_parallel(&mut r, n),
-        2 => pieces(&mut r, n),
-        3 => in_forest(&mut r, n),
-        4 => sp_pinned_outputs(&mut r, n),
-        5 => fork_join(&mut r, n),
-        6 => uniform_dag(&mut r, n),
-        _ => wide_layered(&mut r, n),
-    };
-    Graph::from_spec(spec).expect("the generators make valid graphs")
-}
 
 /// A stop that turns true after `calls` reads (a clock that runs out mid-flow, mid-node, or
 /// mid-scan, depending on `calls`).
@@ -58,7 +41,7 @@ proptest! {
         n in 1usize..=10,
         runs in prop::collection::vec((0u64..60, 0u64..60, 1u64..40), 1..5),
     ) {
-        let g = graph(kind, seed, n);
+        let g = seeded_graph(kind, seed, n);
         let best = brute_force(&g);
         let others = [inductor::lpmf_order(&g), xla::list_order(&g)];
         let others: Vec<&[u32]> = others.iter().map(|o| &o[..]).collect();

@@ -385,23 +385,7 @@ impl State<'_> {
                 return Some(done);
             }
         }
-        if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
-            return None;
-        }
-        if let Some(done) = self.polish(budget, pass, candidates) {
-            return Some(done);
-        }
-        // Local search ends once no move helps, often well before the deadline: the rest of
-        // the time goes back to the proof search, which goes on from its open nodes with the
-        // polished order as its incumbent.
-        if !budget.cancelled() && pass.room(budget, 4.0) {
-            let stop = || budget.expired();
-            if self.search.nodes() >= RESTART_NODES {
-                self.search.restart();
-            }
-            return self.prove(budget, &stop, &stop);
-        }
-        None
+        self.polish_and_prove(budget, pass, candidates)
     }
 
     /// Large graphs, after the first run of the proof search: the exact search (on most it
@@ -418,6 +402,19 @@ impl State<'_> {
         if let Some(done) = self.exact(budget, EXACT_SHARE) {
             return Some(done);
         }
+        self.polish_and_prove(budget, pass, candidates)
+    }
+
+    /// The last two phases of both: local search, then the proof search until the deadline.
+    /// Local search ends once no move helps, often well before the deadline: the rest of the
+    /// time goes back to the proof search, which goes on from its open nodes (or, once its
+    /// tree is large, from a restarted one) with the polished order as its incumbent.
+    fn polish_and_prove(
+        &mut self,
+        budget: &Budget,
+        pass: &Pass,
+        candidates: &[(u64, Vec<OpIx>)],
+    ) -> Option<Ordering> {
         if budget.cancelled() || !pass.room(budget, 4.0 + candidates.len() as f64) {
             return None;
         }

@@ -184,3 +184,24 @@ pub fn random_order(g: &Graph, seed: u64) -> Vec<peakorder::OpIx> {
     }
     order
 }
+
+/// One of the small generators' graphs (`kind` picks the family), from a seed: for the
+/// property tests that draw seeds rather than tapes.
+pub fn seeded_graph(kind: u8, seed: u64, n: usize) -> Graph {
+    use peakorder::generators::small::{
+        dag, fork_join, in_forest, pieces, series_parallel, sp_pinned_outputs, uniform_dag,
+        wide_layered,
+    };
+    let mut r = peakorder::generators::Rng::new(seed);
+    let spec = match kind % 8 {
+        0 => dag(&mut r, n),
+        1 => series_parallel(&mut r, n),
+        2 => pieces(&mut r, n),
+        3 => in_forest(&mut r, n),
+        4 => sp_pinned_outputs(&mut r, n),
+        5 => fork_join(&mut r, n),
+        6 => uniform_dag(&mut r, n),
+        _ => wide_layered(&mut r, n),
+    };
+    Graph::from_spec(spec).expect("the generators make valid graphs")
+}
