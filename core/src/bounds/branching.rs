@@ -26,6 +26,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::rc::Rc;
 
 use crate::bounds::BoundKind;
 use crate::graph::Graph;
@@ -34,6 +35,11 @@ use crate::OpIx;
 
 use super::cut::{cut_bound_known, during_in, has, to_bits, CutNetwork, Known};
 use super::last_of_set::{candidate_sets, last_of_set_bound, End};
+
+/// A child repairs the search's start orders to bound its cuts (see
+/// [`Search::repaired_upper`]) when more ops than this (or a quarter of the graph's) are above
+/// its floor in its own order.
+const BOUNDERS_ABOVE: usize = 4 * KEEP_CUTS;
 
 /// Downsets kept per node to choose the next pair from.
 const KEEP_CUTS: usize = 12;
@@ -70,6 +76,15 @@ struct Node {
     order: Vec<OpIx>,
     /// The cuts computed for this node (each exact while its downset stays one).
     known: Vec<(OpIx, Known)>,
+    /// Orders that bound its children's cuts (see [`Search::repaired_upper`]).
+    bounders: Vec<Bounder>,
+}
+
+/// An order of the graph that keeps the first `keeps` arcs of the node holding it.
+#[derive(Clone)]
+struct Bounder {
+    order: Rc<Vec<OpIx>>,
+    keeps: usize,
 }
 
 /// The cuts of `known` still valid once `x` must run before `y`: those whose downset holds y
@@ -145,6 +160,25 @@ fn repair(g: &Graph, net: &CutNetwork, order: &[OpIx], x: OpIx, y: OpIx) -> Vec<
     } else {
         b
     }
+}
+
+/// `order` repaired (see [`repair`]) to keep every arc of `arcs` (all of them in `net`).
+fn repaired(g: &Graph, net: &CutNetwork, order: &[OpIx], arcs: &[Arc]) -> Vec<OpIx> {
+    let mut o = order.to_vec();
+    let mut pos = vec![0usize; o.len()];
+    let index = |o: &[OpIx], pos: &mut [usize]| {
+        for (i, &v) in o.iter().enumerate() {
+            pos[v as usize] = i;
+        }
+    };
+    index(&o, &mut pos);
+    for &(a, b) in arcs {
+        if pos[a as usize] > pos[b as usize] {
+            o = repair(g, net, &o, a, b);
+            index(&o, &mut pos);
+        }
+    }
+    o
 }
 
 /// Two cuts (a, D_a), (b, D_b) can both hold in one order only if one downset, with its op,
@@ -373,6 +407,7 @@ fn evaluate(
             bound,
             order,
             known,
+            bounders: Vec::new(),
         },
         complete,
         pair,
@@ -411,7 +446,14 @@ impl Limits<'_> {
 
 fn node_bytes(node: &Node) -> u64 {
     let words = node.order.len().div_ceil(64) as u64;
-    (node.order.len() * 4 + node.arcs.len() * 8) as u64 + node.known.len() as u64 * (32 + 8 * words)
+    // A bounder is shared by the nodes below the one that repaired it: each pays its share.
+    let bounders: usize = node
+        .bounders
+        .iter()
+        .map(|b| 16 + b.order.len() * 4 / Rc::strong_count(&b.order))
+        .sum();
+    (node.order.len() * 4 + node.arcs.len() * 8 + bounders) as u64
+        + node.known.len() as u64 * (32 + 8 * words)
 }
 
 /// Searches for a proof that `incumbent` (a topological order of `g`) is optimal, raising the
@@ -450,6 +492,9 @@ pub struct Search<'g> {
     /// The incumbent and two of the other orders passed in: they bound the last-of-set
     /// scan's sets.
     others: Vec<Vec<OpIx>>,
+    /// The orders the search started from (the incumbent and every other): the root's
+    /// bounders (see [`Search::repaired_upper`]).
+    bounders: Vec<Bounder>,
     /// A bound on the whole graph (the floor, the root's cut and last-of-set bounds).
     floor: u64,
     floor_by: BoundKind,
@@ -495,12 +540,20 @@ impl<'g> Search<'g> {
             }
         }
         let kept = others.iter().take(2).copied().map(|o| o.to_vec()).collect();
+        let bounders = std::iter::once(&incumbent[..])
+            .chain(others.iter().copied())
+            .map(|o| Bounder {
+                order: Rc::new(o.to_vec()),
+                keeps: 0,
+            })
+            .collect();
         let mut s = Search {
             g,
             best_peak: peak_of(g, &incumbent),
             best: incumbent,
             upper,
             others: kept,
+            bounders,
             floor: floor.0,
             floor_by: floor.1,
             bound: floor.0,
@@ -623,6 +676,8 @@ impl<'g> Search<'g> {
                 (self.floor, self.floor_by) = (root.node.bound, BoundKind::Cut);
             }
             self.root = Root::Done(root.node.known.clone());
+            let mut root = root;
+            root.node.bounders = self.bounders.clone();
             self.held = node_bytes(&root.node);
             self.open.push((Reverse(root.node.bound), 0, 0));
             self.store.push(Some((root.node, root.pair)));
@@ -716,6 +771,63 @@ impl<'g> Search<'g> {
         true
     }
 
+    /// Lowers `upper` (a child's bounds on its cuts, from its own order) by its parent's
+    /// bounders (the search's start orders at the root), each repaired to keep the child's
+    /// `arcs`, when more than [`BOUNDERS_ABOVE`] ops (or a quarter of them) not in `inherited` are above `floor` by
+    /// the child's order alone; returns the child's bounders. The root bounds its cuts by
+    /// all of those orders, so it needs a dozen flows where a child bounded by its one order
+    /// needed 100 to 300 (the first levels on convnext_tiny's and googlenet's training steps);
+    /// the repaired orders bring a child back to about a dozen. A bounder that lowers no op
+    /// above the floor is dropped for the subtree; one repaired is kept with the child, so a
+    /// grandchild repairs it for one more arc only. Repaired orders are offered as
+    /// incumbents too.
+    fn repaired_upper(
+        &mut self,
+        parent: &[Bounder],
+        net: &CutNetwork,
+        arcs: &[Arc],
+        inherited: &[(OpIx, Known)],
+        floor: u64,
+        upper: &mut [u64],
+    ) -> Vec<Bounder> {
+        let g = self.g;
+        let mut inherits = vec![false; g.num_ops()];
+        for (v, _) in inherited {
+            inherits[*v as usize] = true;
+        }
+        let open = (0..g.num_ops())
+            .filter(|&u| upper[u] > floor && !inherits[u])
+            .count();
+        // Each repair and simulation is O(ops): worth it only when it saves flows.
+        if open <= BOUNDERS_ABOVE.min(g.num_ops() / 4) {
+            return parent.to_vec();
+        }
+        let own = upper.to_vec();
+        let mut kept = Vec::with_capacity(parent.len());
+        for b in parent {
+            let o = if b.keeps < arcs.len() {
+                Rc::new(repaired(g, net, &b.order, &arcs[b.keeps..]))
+            } else {
+                Rc::clone(&b.order)
+            };
+            let mut useful = false;
+            for (u, d) in during_in(g, &o).into_iter().enumerate() {
+                if d < upper[u] {
+                    useful |= own[u] > floor && !inherits[u];
+                    upper[u] = d;
+                }
+            }
+            if useful {
+                self.offer(&o);
+                kept.push(Bounder {
+                    order: o,
+                    keeps: arcs.len(),
+                });
+            }
+        }
+        kept
+    }
+
     /// Runs the search within `limits` (see [`prove`]).
     pub fn run(&mut self, limits: &Limits) -> Proof {
         let g = self.g;
@@ -769,9 +881,11 @@ impl<'g> Search<'g> {
                 self.offer(&order);
                 self.nodes += 1;
                 let inherited = still_valid(&node.known, x, y);
-                let upper = during_in(g, &order);
+                let mut upper = during_in(g, &order);
                 let floor = node.bound.max(self.floor);
-                let child = evaluate(
+                let bounders =
+                    self.repaired_upper(&node.bounders, &net, &arcs, &inherited, floor, &mut upper);
+                let mut child = evaluate(
                     g,
                     arcs,
                     order,
@@ -781,6 +895,7 @@ impl<'g> Search<'g> {
                     &mut self.flows,
                     stop,
                 );
+                child.node.bounders = bounders;
                 self.offer(&child.node.order);
                 if !child.complete {
                     cut_short = true;
