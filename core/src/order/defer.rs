@@ -263,10 +263,21 @@ pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx
         return best;
     }
     let mut pr = profile(g, &best);
+    // Moves that failed at the current peak op: while the peak stays at that op they are
+    // skipped (a training step's peak op keeps its place over dozens of rounds, each moving
+    // one job; retrying the dozens that fail every round took most of the time).
+    let mut failed: Vec<(bool, bool, OpIx)> = Vec::new();
+    let mut peak_op = None;
     while let Some(p) = pr.at {
         let mut improved = false;
+        if peak_op != Some(best[p]) {
+            (peak_op, failed) = (Some(best[p]), Vec::new());
+        }
         for (later, u) in candidates(g, &best, &pr, p) {
             for far in [false, true] {
+                if failed.contains(&(later, far, u)) {
+                    continue;
+                }
                 if budget.expired() {
                     return best;
                 }
@@ -280,6 +291,7 @@ pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx
                     improved = true;
                     break;
                 }
+                failed.push((later, far, u));
             }
             if improved {
                 // The next round's set-up (a simulation, a closure, the candidates) reads no
