@@ -611,16 +611,6 @@ impl<'g> Search<'g> {
         self.hinted.as_ref().map(|h| &h.1[..])
     }
 
-    /// The orders of the open nodes, least bound first (at most `k`).
-    pub fn open_orders(&self, k: usize) -> Vec<&[OpIx]> {
-        let mut ids: Vec<_> = self.open.iter().copied().collect();
-        ids.sort();
-        ids.iter()
-            .filter_map(|&(_, _, id)| self.store[id].as_ref().map(|n| &n.0.order[..]))
-            .take(k)
-            .collect()
-    }
-
     /// Nodes evaluated so far, over every run.
     pub fn nodes(&self) -> u64 {
         self.nodes
