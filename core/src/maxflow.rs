@@ -64,6 +64,8 @@ impl Network {
         self.nodes = nodes;
         self.arcs.clear();
         self.laid = 0;
+        // No rows: the next flow lays them out, even with no edges.
+        self.start.clear();
     }
 
     /// Adds an edge `from -> to` of capacity `cap` (and its residual twin).
@@ -300,6 +302,16 @@ mod tests {
     }
 
     #[test]
+    fn reset_forgets_the_edges() {
+        let mut f = Network::new(2);
+        f.add_edge(0, 1, 5);
+        assert_eq!(f.max_flow(0, 1, 2), 2);
+        f.reset(2);
+        assert_eq!(f.max_flow(0, 1, u64::MAX), 0);
+        assert_eq!(f.source_side(0), vec![true, false]);
+    }
+
+    #[test]
     fn disconnected_has_no_flow() {
         let mut f = Network::new(3);
         f.add_edge(0, 1, 5);
@@ -353,13 +365,13 @@ mod tests {
     }
 
     fn network() -> impl Strategy<Value = (usize, Vec<(u32, u32, u64)>)> {
-        (2usize..=9).prop_flat_map(|n| {
+        (2usize..=16).prop_flat_map(|n| {
             let cap = prop_oneof![3 => 0u64..=20, 1 => Just(INF)];
             let edge = (0..n as u32, 0..n as u32, cap).prop_map(|(a, b, c)| {
                 // No infinite edge leaves the source, so every flow is finite.
                 (a, b, if a == 0 { c.min(20) } else { c })
             });
-            (Just(n), proptest::collection::vec(edge, 0..=30))
+            (Just(n), proptest::collection::vec(edge, 0..=60))
         })
     }
 
@@ -401,6 +413,14 @@ mod tests {
             }
             prop_assert_eq!(first + g.max_flow(s, t, u64::MAX), best);
             prop_assert_eq!(g.source_side(s), side);
+            // The same network emptied and built again (as the cut bound reuses one).
+            let (rest, rest_side) = reference(n, &edges[k..], s as usize, t as usize);
+            g.reset(n);
+            for &(a, b, c) in &edges[k..] {
+                g.add_edge(a, b, c);
+            }
+            prop_assert_eq!(g.max_flow(s, t, u64::MAX) as u128, rest);
+            prop_assert_eq!(g.source_side(s), rest_side);
         }
     }
 }
