@@ -68,6 +68,13 @@ impl Network {
         self.start.clear();
     }
 
+    /// Adds a node, returning its number.
+    pub fn add_node(&mut self) -> u32 {
+        // The rows no longer fit: the next flow lays them out again.
+        self.nodes += 1;
+        (self.nodes - 1) as u32
+    }
+
     /// Adds an edge `from -> to` of capacity `cap` (and its residual twin).
     pub fn add_edge(&mut self, from: u32, to: u32, cap: u64) {
         assert!(
@@ -408,14 +415,22 @@ mod tests {
             let k = split.min(edges.len());
             let mut g = build(&edges[..k]);
             let first = g.max_flow(s, t, u64::MAX);
+            // And a node no edge touches.
+            prop_assert_eq!(g.add_node(), n as u32);
             for &(a, b, c) in &edges[k..] {
                 g.add_edge(a, b, c);
             }
             prop_assert_eq!(first + g.max_flow(s, t, u64::MAX), best);
-            prop_assert_eq!(g.source_side(s), side);
-            // The same network emptied and built again (as the cut bound reuses one).
+            let mut side_plus = side.clone();
+            side_plus.push(false);
+            prop_assert_eq!(g.source_side(s), side_plus);
+            // The same network emptied and built again, node by node (as the cut bound reuses
+            // one).
             let (rest, rest_side) = reference(n, &edges[k..], s as usize, t as usize);
-            g.reset(n);
+            g.reset(1);
+            for _ in 1..n {
+                g.add_node();
+            }
             for &(a, b, c) in &edges[k..] {
                 g.add_edge(a, b, c);
             }
