@@ -26,11 +26,17 @@ pub struct Network {
     laid: usize,
     /// Compressed rows: node u's edges are `start[u]..start[u + 1]`.
     start: Vec<u32>,
-    to: Vec<u32>,
-    cap: Vec<u64>,
-    /// The twin of each edge.
-    rev: Vec<u32>,
+    edges: Vec<Edge>,
     work: Work,
+}
+
+/// One direction of an edge, as laid out: its head, residual capacity and twin, side by side
+/// (the passes read all three of an edge at once).
+#[derive(Clone, Copy, Debug, Default)]
+struct Edge {
+    to: u32,
+    rev: u32,
+    cap: u64,
 }
 
 /// Buffers one flow needs, kept between flows.
@@ -98,9 +104,9 @@ impl Network {
             fill.extend_from_slice(&self.start[1..]);
             for arc in &mut self.arcs[..self.laid] {
                 fill[arc.0 as usize] -= 1;
-                arc.2 = self.cap[fill[arc.0 as usize] as usize];
+                arc.2 = self.edges[fill[arc.0 as usize] as usize].cap;
                 fill[arc.1 as usize] -= 1;
-                arc.3 = self.cap[fill[arc.1 as usize] as usize];
+                arc.3 = self.edges[fill[arc.1 as usize] as usize].cap;
             }
         }
         let n = self.nodes;
@@ -115,12 +121,8 @@ impl Network {
             self.start[u + 1] += self.start[u];
         }
         // Fill each row from its end, so the rows need no second cursor array.
-        self.to.clear();
-        self.to.resize(m, 0);
-        self.cap.clear();
-        self.cap.resize(m, 0);
-        self.rev.clear();
-        self.rev.resize(m, 0);
+        self.edges.clear();
+        self.edges.resize(m, Edge::default());
         let fill = &mut self.work.iter;
         fill.clear();
         fill.extend_from_slice(&self.start[1..]);
@@ -129,12 +131,16 @@ impl Network {
             let p = fill[a as usize];
             fill[b as usize] -= 1;
             let q = fill[b as usize];
-            self.to[p as usize] = b;
-            self.cap[p as usize] = c;
-            self.rev[p as usize] = q;
-            self.to[q as usize] = a;
-            self.cap[q as usize] = r;
-            self.rev[q as usize] = p;
+            self.edges[p as usize] = Edge {
+                to: b,
+                rev: q,
+                cap: c,
+            };
+            self.edges[q as usize] = Edge {
+                to: a,
+                rev: p,
+                cap: r,
+            };
         }
         self.laid = self.arcs.len();
     }
@@ -164,7 +170,7 @@ impl Network {
             iter,
             frames,
         } = &mut self.work;
-        let (start, to, cap, rev) = (&self.start, &self.to, &mut self.cap, &self.rev);
+        let (start, edges) = (&self.start, &mut self.edges);
         level.clear();
         level.resize(n, NONE);
         iter.clear();
@@ -188,8 +194,8 @@ impl Network {
                 qi += 1;
                 let lu = level[u as usize] + 1;
                 for e in start[u as usize]..start[u as usize + 1] {
-                    let v = to[e as usize];
-                    if cap[e as usize] > 0 && level[v as usize] == NONE {
+                    let Edge { to: v, cap: c, .. } = edges[e as usize];
+                    if c > 0 && level[v as usize] == NONE {
                         level[v as usize] = lu;
                         if v == t {
                             break 'bfs;
@@ -217,14 +223,16 @@ impl Network {
                     let lu = level[u as usize] + 1;
                     let end = start[u as usize + 1];
                     let mut i = iter[u as usize];
-                    while i < end && (cap[i as usize] == 0 || level[to[i as usize] as usize] != lu)
-                    {
+                    while i < end && {
+                        let x = edges[i as usize];
+                        x.cap == 0 || level[x.to as usize] != lu
+                    } {
                         i += 1;
                     }
                     iter[u as usize] = i;
                     if i < end {
-                        let c = cap[i as usize].min(may - done);
-                        frames.push((to[i as usize], i, c, 0));
+                        let x = edges[i as usize];
+                        frames.push((x.to, i, x.cap.min(may - done), 0));
                         None
                     } else {
                         // Dead end: no more flow through u in this phase.
@@ -238,11 +246,12 @@ impl Network {
                     break ret;
                 };
                 if ret > 0 {
-                    cap[e as usize] -= ret;
-                    cap[rev[e as usize] as usize] += ret;
+                    edges[e as usize].cap -= ret;
+                    let r = edges[e as usize].rev;
+                    edges[r as usize].cap += ret;
                     below.3 += ret;
                 }
-                if ret < may || cap[e as usize] == 0 {
+                if ret < may || edges[e as usize].cap == 0 {
                     // The edge is saturated or its head is blocked: the next one.
                     iter[below.0 as usize] += 1;
                 }
@@ -266,8 +275,8 @@ impl Network {
         stack.push(s);
         while let Some(u) = stack.pop() {
             for e in self.start[u as usize]..self.start[u as usize + 1] {
-                let v = self.to[e as usize];
-                if self.cap[e as usize] > 0 && !seen[v as usize] {
+                let Edge { to: v, cap: c, .. } = self.edges[e as usize];
+                if c > 0 && !seen[v as usize] {
                     seen[v as usize] = true;
                     stack.push(v);
                 }
