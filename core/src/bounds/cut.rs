@@ -69,6 +69,8 @@ struct Scratch {
     free: Vec<OpIx>,
     stack: Vec<OpIx>,
     fans: Vec<u32>,
+    /// Per free op: bytes of its arcs from the source and to the sink.
+    ends: Vec<(u64, u64)>,
     net: Network,
 }
 
@@ -255,6 +257,7 @@ impl CutNetwork {
             free,
             stack,
             fans,
+            ends,
             net,
         } = &mut *scratch;
         // Sides: after (v and its descendants), before (ancestors of v and of `before`), free.
@@ -321,10 +324,13 @@ impl CutNetwork {
         }
         let mut paid = fixed;
         // Nodes: the free ops by their local numbers, the source and the sink, then one node
-        // per storage with several free readers (and none after v), added as found.
+        // per storage with several free readers (and none after v), added as found. A free
+        // op's arcs from the source and to the sink are summed in `ends` first.
         let nf = free.len() as u32;
         let (src, snk) = (nf, nf + 1);
         net.reset(nf as usize + 2);
+        ends.clear();
+        ends.resize(nf as usize, (0, 0));
         for st in &self.storages {
             let from = match st.producer {
                 None => src,
@@ -338,7 +344,8 @@ impl CutNetwork {
                 if from == src {
                     paid = paid.saturating_add(st.size);
                 } else {
-                    net.add_edge(from, snk, st.size);
+                    let e = &mut ends[from as usize].1;
+                    *e = e.saturating_add(st.size);
                 }
                 continue;
             }
@@ -356,12 +363,17 @@ impl CutNetwork {
                 if from == src {
                     paid = paid.saturating_add(st.size);
                 } else {
-                    net.add_edge(from, snk, st.size);
+                    let e = &mut ends[from as usize].1;
+                    *e = e.saturating_add(st.size);
                 }
                 continue;
             }
             match fans[..] {
                 [] => {} // every reader runs before v: freed by then
+                [u] if from == src => {
+                    let e = &mut ends[u as usize].0;
+                    *e = e.saturating_add(st.size);
+                }
                 [u] => net.add_edge(from, u, st.size),
                 _ => {
                     let a = net.add_node();
@@ -370,6 +382,19 @@ impl CutNetwork {
                         net.add_edge(a, u, INF);
                     }
                 }
+            }
+        }
+        // Source -> u -> sink carries the smaller of the two at once: pushed before the flow
+        // starts (the arcs' residual twins lead into the source or out of the sink, so no
+        // residual path and no minimum cut's least source side needs them).
+        for (i, &(a, b)) in ends.iter().enumerate() {
+            let m = a.min(b);
+            paid = paid.saturating_add(m);
+            if a > m {
+                net.add_edge(src, i as u32, a - m);
+            }
+            if b > m {
+                net.add_edge(i as u32, snk, b - m);
             }
         }
         if paid >= cap {
