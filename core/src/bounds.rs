@@ -13,6 +13,7 @@
 
 pub mod branching;
 pub mod cut;
+pub mod either_side;
 pub mod first_free;
 pub mod last_of_set;
 
@@ -41,6 +42,8 @@ pub enum BoundKind {
     Branching,
     /// The first-free bound ([`first_free`]).
     FirstFree,
+    /// The either-side bound ([`either_side`]).
+    EitherSide,
 }
 
 impl BoundKind {
@@ -56,6 +59,7 @@ impl BoundKind {
             BoundKind::FirstOfSet => "first-of-set",
             BoundKind::Branching => "branching",
             BoundKind::FirstFree => "first-free",
+            BoundKind::EitherSide => "either-side",
         }
     }
 }

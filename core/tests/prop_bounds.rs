@@ -5,14 +5,15 @@
 
 mod common;
 
-use common::seeded_graph;
+use common::{any_graph, seeded_graph};
 
 use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
+use peakorder::bounds::either_side::{candidate_splits, either_side_bound, Side, Split};
 use peakorder::bounds::first_free::{first_free_bound, first_free_of, freeable_inputs, prefixed};
 use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
 use peakorder::bounds::BoundKind;
-use peakorder::generators::{Draw, Rng};
+use peakorder::generators::{Draw, Rng, Tape};
 use peakorder::order::greedy::greedy_order;
 use peakorder::referee::least_peak as brute_force;
 use peakorder::simulate::{simulate, MemState};
@@ -356,4 +357,93 @@ proptest! {
             prop_assert!(g.check_order(&order).is_ok());
         }
     }
+
+    /// The either-side bound of each candidate split, and of random splits (any m, any T
+    /// without m: the case split holds for every T), is exactly the least brute-force cut over
+    /// its alternatives, and at most the brute-force optimum; so is the bound over all
+    /// candidates, and the order started from its hint is an order of the graph.
+    #[test]
+    fn either_side_is_true(c in any_graph(1..=10), draws in prop::collection::vec(any::<u16>(), 64)) {
+        let g = &c.graph;
+        let anc = ancestors(g, &[]).expect("a DAG");
+        let net = CutNetwork::new(g, &[]);
+        let order = greedy_order(g);
+        let best = brute_force(g);
+        let mut splits = candidate_splits(g, &net);
+        let n = g.num_ops() as OpIx;
+        // Drawn from a tape, so that a failing split shrinks too.
+        let mut r = Tape::new(&draws);
+        for _ in 0..4 {
+            let m = r.below(n as u64) as OpIx;
+            let others: Vec<OpIx> = (0..n).filter(|&t| t != m && r.percent(40)).collect();
+            if !others.is_empty() {
+                let side = if r.percent(50) { Side::Before } else { Side::After };
+                splits.push(Split { side, op: m, others });
+            }
+        }
+        for s in &splits {
+            let bit = |v: OpIx| 1u64 << v;
+            let tm: u64 = s.others.iter().map(|&t| bit(t)).sum();
+            let want = s
+                .others
+                .iter()
+                .flat_map(|&t| {
+                    let rest = tm & !bit(t);
+                    match s.side {
+                        Side::Before => [
+                            brute_cut_between(g, &anc, s.op, bit(t), 0),
+                            brute_cut_between(g, &anc, t, bit(s.op), rest),
+                        ],
+                        Side::After => [
+                            brute_cut_between(g, &anc, s.op, 0, bit(t)),
+                            brute_cut_between(g, &anc, t, rest, bit(s.op)),
+                        ],
+                    }
+                })
+                .flatten()
+                .min()
+                .expect("every order takes one of the alternatives");
+            prop_assert!(want <= best, "split {:?}: {} above the optimum {}", s, want, best);
+            let got = either_side_bound(g, &net, std::slice::from_ref(s), &[&order], 0, u64::MAX, &|| false);
+            prop_assert_eq!(got.bytes, want, "split {:?}", s);
+        }
+        let all = either_side_bound(g, &net, &splits, &[&order], 0, u64::MAX, &|| false);
+        prop_assert!(all.bytes <= best, "either-side {} above the optimum {}", all.bytes, best);
+        prop_assert!(all.complete);
+        if let Some(h) = &all.hint {
+            prop_assert!(g.check_order(&prefixed(&order, h)).is_ok());
+        }
+    }
+}
+
+/// A soykb in miniature (WfCommons): a merge reads four haplotype outputs, two genotype jobs
+/// read two each. A genotype job before the merge leaves its output live there; all of them
+/// after, and the first one runs with every haplotype output live. The cut and the last of a
+/// set let that job run after the other, half the outputs freed; the either-side bound does
+/// not, and meets the optimum.
+#[test]
+fn either_side_sees_the_soykb_merge() {
+    let json = r#"{"tensors":[
+        {"id":"h1","bytes":10},{"id":"h2","bytes":10},{"id":"h3","bytes":10},{"id":"h4","bytes":10},
+        {"id":"g1","bytes":3},{"id":"g2","bytes":3},{"id":"m","bytes":5},{"id":"all","bytes":3}],
+      "ops":[
+        {"id":"hc1","inputs":[],"outputs":["h1"]},{"id":"hc2","inputs":[],"outputs":["h2"]},
+        {"id":"hc3","inputs":[],"outputs":["h3"]},{"id":"hc4","inputs":[],"outputs":["h4"]},
+        {"id":"merge","inputs":["h1","h2","h3","h4"],"outputs":["m"]},
+        {"id":"gt1","inputs":["h1","h2"],"outputs":["g1"]},
+        {"id":"gt2","inputs":["h3","h4"],"outputs":["g2"]},
+        {"id":"combine","inputs":["g1","g2"],"outputs":["all"]}],
+      "outputs":["m","all"]}"#;
+    let g = Graph::from_spec(peakorder::format::GraphSpec::from_json(json).unwrap()).unwrap();
+    let best = brute_force(&g);
+    assert_eq!(best, 48);
+    let net = CutNetwork::new(&g, &[]);
+    let order = greedy_order(&g);
+    let cut = cut_bound(&g, &net, &during_in(&g, &order), 0, 1, &|| false).bytes;
+    let sets = candidate_sets(&g, &net);
+    let los = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false).bytes;
+    assert!(cut < best && los < best, "cut {cut}, last-of-set {los}");
+    let splits = candidate_splits(&g, &net);
+    let es = either_side_bound(&g, &net, &splits, &[&order], 0, u64::MAX, &|| false);
+    assert_eq!(es.bytes, best);
 }

@@ -460,6 +460,8 @@ pub struct Search<'g> {
     sets_done: bool,
     /// The first-free bound ran (or was cut off by its cap, for good).
     first_free_done: bool,
+    /// The either-side scan went through every split.
+    splits_done: bool,
     /// The lowest of the orders started from the bounds' minimising downsets, with its peak:
     /// a start for local search even when it is above the incumbent (it runs the ops the
     /// bound says end the order last, as the optimum may).
@@ -507,6 +509,7 @@ impl<'g> Search<'g> {
             root: Root::Pending(Vec::new()),
             sets_done: false,
             first_free_done: false,
+            splits_done: false,
             hinted: None,
             root_bound: floor.0,
             flows: 0,
@@ -690,6 +693,36 @@ impl<'g> Search<'g> {
             }
             // Stopped by the clock (not its cap), it runs again in the next run.
             self.first_free_done = ff.complete || !stop();
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if self.sets_done
+            && self.first_free_done
+            && !self.splits_done
+            && self.floor < self.best_peak
+            && !stop()
+            && !(limits.sets_stop)()
+        {
+            // Within the sets' share too; cut short, it runs again in the next run.
+            let net = CutNetwork::new(g, &[]);
+            let splits = super::either_side::candidate_splits(g, &net);
+            let mut orders = vec![&self.best[..]];
+            orders.extend(self.others.iter().map(|o| &o[..]));
+            let sets_stop = || stop() || (limits.sets_stop)();
+            let es = super::either_side::either_side_bound(
+                g,
+                &net,
+                &splits,
+                &orders,
+                self.floor,
+                self.best_peak,
+                &sets_stop,
+            );
+            self.flows += es.flows as u64;
+            hints.extend(es.hint);
+            if es.bytes > self.floor {
+                (self.floor, self.floor_by) = (es.bytes, BoundKind::EitherSide);
+            }
+            self.splits_done = es.complete;
             self.root_bound = self.root_bound.max(self.floor);
         }
         if !hints.is_empty() {
