@@ -702,12 +702,17 @@ impl<'g> Search<'g> {
             && !stop()
             && !(limits.sets_stop)()
         {
-            // Within the sets' share too; cut short, it runs again in the next run.
+            // Within the sets' share, and capped like the first free (by the clock reads)
+            // so that a graph where it cannot help keeps its time for branching; cut short
+            // by the clock, it runs again in the next run.
             let net = CutNetwork::new(g, &[]);
-            let splits = super::either_side::candidate_splits(g, &net);
+            let reads = std::cell::Cell::new(0u64);
+            let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+            let clock = || stop() || (limits.sets_stop)();
+            let sets_stop = || clock() || reads.replace(reads.get() + 1) > cap;
+            let splits = super::either_side::candidate_splits(g, &net, &sets_stop);
             let mut orders = vec![&self.best[..]];
             orders.extend(self.others.iter().map(|o| &o[..]));
-            let sets_stop = || stop() || (limits.sets_stop)();
             let es = super::either_side::either_side_bound(
                 g,
                 &net,
@@ -722,7 +727,7 @@ impl<'g> Search<'g> {
             if es.bytes > self.floor {
                 (self.floor, self.floor_by) = (es.bytes, BoundKind::EitherSide);
             }
-            self.splits_done = es.complete;
+            self.splits_done = es.complete || !clock();
             self.root_bound = self.root_bound.max(self.floor);
         }
         if !hints.is_empty() {

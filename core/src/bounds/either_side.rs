@@ -69,46 +69,59 @@ pub struct EitherSide {
 /// How many reader-count thresholds (2, 4, 8, ...) [`candidate_splits`] tries per op.
 const READER_THRESHOLDS: usize = 8;
 
-/// Marks the ops reachable from `v` along `next` (not `v` itself).
-fn reach(n: usize, v: OpIx, next: impl Fn(OpIx) -> Vec<OpIx>, stack: &mut Vec<OpIx>) -> Vec<bool> {
-    let mut seen = vec![false; n];
-    stack.clear();
-    stack.push(v);
-    while let Some(u) = stack.pop() {
-        for w in next(u) {
-            if !seen[w as usize] {
-                seen[w as usize] = true;
-                stack.push(w);
-            }
-        }
-    }
-    seen
-}
+/// The largest T [`candidate_splits`] makes: each t costs two flows, and a larger T is
+/// reached through storages read by many jobs (a reference file), whose readers rarely
+/// decide anything.
+const MAX_OTHERS: usize = 32;
 
-/// The candidate splits of `g` (with `net`'s arcs), both sides: for each op m, the ops
-/// unordered with m that read a storage m reads with at most k readers, for k doubling from 2
-/// (see the module comment), deduplicated.
-pub fn candidate_splits(g: &Graph, net: &CutNetwork) -> Vec<Split> {
+/// How many ops [`candidate_splits`] tries as m: the heaviest by their own memory (what they
+/// read, make and use as workspace). Each costs a walk over the graph (its ancestors and
+/// descendants).
+const MAX_OPS: usize = 128;
+
+/// The candidate splits of `g` (with `net`'s arcs), both sides: for each of the [`MAX_OPS`]
+/// heaviest ops m, the other readers of the storages m reads with at most k readers, for k
+/// doubling from 2 (see the module comment), without the ops ordered with m (on one side of
+/// it in every order, they only weaken the split), at most [`MAX_OTHERS`] of them. `stop()` is
+/// read once per op (cut short, fewer splits).
+pub fn candidate_splits(g: &Graph, net: &CutNetwork, stop: &dyn Fn() -> bool) -> Vec<Split> {
     let n = g.num_ops();
-    let mut out: Vec<Split> = Vec::new();
-    let mut stack = Vec::new();
-    for m in 0..n as OpIx {
-        // Only storages with another reader can give a T.
-        let mut shared: Vec<(usize, u32)> = g
-            .reads(m)
+    let own = |v: OpIx| -> u64 {
+        g.reads(v)
             .iter()
-            .map(|&s| (g.users(s).len(), s))
-            .filter(|&(r, _)| r >= 2)
-            .collect();
+            .map(|&s| g.size(s))
+            .fold(0, u64::saturating_add)
+            .saturating_add(g.alloc(v))
+            .saturating_add(g.workspace(v))
+    };
+    let mut ops: Vec<OpIx> = (0..n as OpIx).collect();
+    ops.sort_by_key(|&v| std::cmp::Reverse(own(v)));
+    let mut out: Vec<Split> = Vec::new();
+    let mut shared: Vec<(usize, u32)> = Vec::new();
+    let mut t: Vec<OpIx> = Vec::new();
+    let (mut seen, mut stack) = (Vec::new(), Vec::new());
+    let mut tried = 0;
+    for &m in &ops {
+        if tried == MAX_OPS || stop() {
+            break;
+        }
+        // Only storages with another reader can give a T.
+        shared.clear();
+        shared.extend(
+            g.reads(m)
+                .iter()
+                .map(|&s| (g.users(s).len(), s))
+                .filter(|&(r, _)| r >= 2),
+        );
         if shared.is_empty() {
             continue;
         }
+        tried += 1;
         shared.sort_unstable();
-        let up = reach(n, m, |u| net.preds(u).to_vec(), &mut stack);
-        let down = reach(n, m, |u| net.succs(u).to_vec(), &mut stack);
+        ordered_with(n, net, m, &mut seen, &mut stack);
+        t.clear();
         let mut k = 2usize;
         let mut next = 0;
-        let mut t: Vec<OpIx> = Vec::new();
         let mut last_len = 0;
         for _ in 0..READER_THRESHOLDS {
             while next < shared.len() && shared[next].0 <= k {
@@ -117,12 +130,15 @@ pub fn candidate_splits(g: &Graph, net: &CutNetwork) -> Vec<Split> {
                     g.users(s)
                         .iter()
                         .copied()
-                        .filter(|&w| w != m && !up[w as usize] && !down[w as usize]),
+                        .filter(|&w| w != m && seen[w as usize] == 0),
                 );
                 next += 1;
             }
             t.sort_unstable();
             t.dedup();
+            if t.len() > MAX_OTHERS {
+                break;
+            }
             if t.len() > last_len {
                 last_len = t.len();
                 for side in [Side::Before, Side::After] {
@@ -142,25 +158,55 @@ pub fn candidate_splits(g: &Graph, net: &CutNetwork) -> Vec<Split> {
     out
 }
 
-/// The alternatives of a split: (op, ops before it, ops after it); the bound is the least cut
-/// over them.
-fn alternatives(s: &Split) -> Vec<(OpIx, Vec<OpIx>, Vec<OpIx>)> {
-    let m = s.op;
-    let mut alts = Vec::with_capacity(2 * s.others.len());
-    for &t in &s.others {
-        let rest: Vec<OpIx> = s.others.iter().copied().filter(|&u| u != t).collect();
-        match s.side {
-            Side::Before => {
-                alts.push((m, vec![t], Vec::new()));
-                alts.push((t, vec![m], rest));
-            }
-            Side::After => {
-                alts.push((m, Vec::new(), vec![t]));
-                alts.push((t, rest, vec![m]));
+/// Marks in `seen` the ancestors (1) and descendants (2) of `m` in `net`.
+fn ordered_with(n: usize, net: &CutNetwork, m: OpIx, seen: &mut Vec<u8>, stack: &mut Vec<OpIx>) {
+    seen.clear();
+    seen.resize(n, 0);
+    for (mark, up) in [(1u8, true), (2u8, false)] {
+        stack.clear();
+        stack.push(m);
+        while let Some(u) = stack.pop() {
+            let next = if up { net.preds(u) } else { net.succs(u) };
+            for &w in next {
+                if seen[w as usize] & mark == 0 {
+                    seen[w as usize] |= mark;
+                    stack.push(w);
+                }
             }
         }
     }
-    alts
+}
+
+/// The alternative `i` of a split with T = `others` (see the module comment): (op, ops
+/// before it, ops after it); the split's bound is the least cut over them.
+fn alternative(side: Side, m: OpIx, others: &[OpIx], i: usize) -> (OpIx, Vec<OpIx>, Vec<OpIx>) {
+    let t = others[i / 2];
+    let rest = || others.iter().copied().filter(|&u| u != t).collect();
+    match (side, i % 2) {
+        (Side::Before, 0) => (m, vec![t], Vec::new()),
+        (Side::Before, _) => (t, vec![m], rest()),
+        (Side::After, 0) => (m, Vec::new(), vec![t]),
+        (Side::After, _) => (t, rest(), vec![m]),
+    }
+}
+
+/// The memory at the case `order` (with `pos`, its positions, and `during`, the memory
+/// while each op runs in it) is in, for the split (m, T = `others`): an upper bound on the
+/// split's bound.
+fn case_upper(side: Side, m: OpIx, others: &[OpIx], pos: &[usize], during: &[u64]) -> u64 {
+    let pm = pos[m as usize];
+    let at = |&&v: &&OpIx| pos[v as usize];
+    let x = match side {
+        Side::Before => match others.iter().min_by_key(at) {
+            Some(&t) if pos[t as usize] > pm => t,
+            _ => m,
+        },
+        Side::After => match others.iter().max_by_key(at) {
+            Some(&t) if pos[t as usize] < pm => t,
+            _ => m,
+        },
+    };
+    during[x as usize]
 }
 
 /// The largest either-side bound over `splits` and `floor`. `orders` are topological orders
@@ -189,20 +235,8 @@ pub fn either_side_bound(
             upper[v] = upper[v].min(during[v]);
         }
         for (k, s) in splits.iter().enumerate() {
-            let pm = pos[s.op as usize];
-            let at = |&&v: &&OpIx| pos[v as usize];
-            // The case this order is in, and the op whose memory bounds it.
-            let x = match s.side {
-                Side::Before => match s.others.iter().min_by_key(at) {
-                    Some(&t) if pos[t as usize] > pm => t,
-                    _ => s.op,
-                },
-                Side::After => match s.others.iter().max_by_key(at) {
-                    Some(&t) if pos[t as usize] < pm => t,
-                    _ => s.op,
-                },
-            };
-            split_upper[k] = split_upper[k].min(during[x as usize]);
+            let u = case_upper(s.side, s.op, &s.others, &pos, &during);
+            split_upper[k] = split_upper[k].min(u);
         }
     }
     let mut by_upper: Vec<usize> = (0..splits.len()).collect();
@@ -218,23 +252,31 @@ pub fn either_side_bound(
         if best.bytes >= cap || split_upper[k] <= best.bytes {
             break;
         }
+        if stop() {
+            best.complete = false;
+            break;
+        }
         let s = &splits[k];
-        let mut alts = alternatives(s);
-        alts.sort_by_key(|a| upper[a.0 as usize]);
+        let others = &s.others[..];
+        let upper_k = split_upper[k];
+        let mut alts: Vec<usize> = (0..2 * others.len()).collect();
+        let op_of = |i: usize| if i % 2 == 0 { s.op } else { others[i / 2] };
+        alts.sort_by_key(|&i| upper[op_of(i) as usize]);
         // Each alternative's value may be capped at the split's upper bound (the least of them
         // is at most that) and at `cap`.
-        let cap2 = cap.min(split_upper[k]);
+        let cap2 = cap.min(upper_k);
         let cap1 = best.bytes.saturating_add(1).min(cap2);
         let mut least = u64::MAX;
         let mut least_hint: Option<Hint> = None;
         let mut probed = false;
-        for (x, before, after) in &alts {
+        for i in alts {
             if stop() {
                 best.complete = false;
                 break 'splits;
             }
+            let (x, before, after) = alternative(s.side, s.op, others, i);
             let c = if probed { cap2 } else { cap1 };
-            let probe = net.during_between(g, *x, before, after, c, stop);
+            let probe = net.during_between(g, x, &before, &after, c, stop);
             best.flows += 1;
             if !probe.finished {
                 best.complete = false;
@@ -251,7 +293,7 @@ pub fn either_side_bound(
                 probe.bytes.min(cap2)
             } else {
                 best.flows += 1;
-                let exact = net.during_between(g, *x, before, after, cap2, stop);
+                let exact = net.during_between(g, x, &before, &after, cap2, stop);
                 if !exact.finished {
                     best.complete = false;
                     break 'splits;
@@ -262,7 +304,7 @@ pub fn either_side_bound(
             probed = true;
             if exact < least {
                 least = exact;
-                least_hint = downset.map(|d| (*x, d));
+                least_hint = downset.map(|d| (x, d));
             }
         }
         if least != u64::MAX && least > best.bytes {
