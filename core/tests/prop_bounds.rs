@@ -299,6 +299,20 @@ proptest! {
             heavy.len() < 2 || count == n as usize || sets.iter().any(|s| s.end == End::Last && s.ops == heavy),
             "heavy set {:?} missing", heavy
         );
+        // Alike ops (as many predecessors, successors, reads and outputs), those with no alike
+        // op below them, are a last-of-set set; those with none above, a first-of-set one.
+        let shape = |v: OpIx| (g.preds(v).len(), g.succs(v).len(), g.reads(v).len(), g.ops()[v as usize].outputs.len());
+        let below_of = |v: OpIx, w: OpIx| (anc[w as usize] >> v) & 1 == 1;
+        for v in 0..n {
+            let alike: Vec<OpIx> = (0..n).filter(|&w| shape(w) == shape(v)).collect();
+            if alike.len() < 2 || alike.len() == n as usize {
+                continue;
+            }
+            let last: Vec<OpIx> = alike.iter().copied().filter(|&x| !alike.iter().any(|&y| below_of(x, y))).collect();
+            let first: Vec<OpIx> = alike.iter().copied().filter(|&x| !alike.iter().any(|&y| below_of(y, x))).collect();
+            prop_assert!(last.len() < 2 || sets.iter().any(|s| s.end == End::Last && s.ops == last), "alike last {:?}", last);
+            prop_assert!(first.len() < 2 || sets.iter().any(|s| s.end == End::First && s.ops == first), "alike first {:?}", first);
+        }
         let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
         if let Some(h) = &all.hint {

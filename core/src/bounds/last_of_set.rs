@@ -159,6 +159,57 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
         }
         theta /= 2;
     }
+    // Alike ops (as many predecessors, successors, storages read and outputs: in a workflow,
+    // the same task run once per sample or image band): one of them runs first and one last.
+    // Montage runs one `mBgModel` per band, and until the first of them runs every band's
+    // images are live, raw or projected (WfCommons montage-2mass). Only those with no alike op
+    // below them (last of the set) or above them (first): the others run before (after) one
+    // of those, and the bound is the same. (Not by `kind`: planners ignore it, docs/design.md.)
+    let mut by_kind: std::collections::HashMap<(usize, usize, usize, usize), Vec<OpIx>> =
+        Default::default();
+    for v in 0..n {
+        let shape = (
+            net.preds(v).len(),
+            net.succs(v).len(),
+            g.reads(v).len(),
+            g.ops()[v as usize].outputs.len(),
+        );
+        by_kind.entry(shape).or_default().push(v);
+    }
+    let mut kinds: Vec<Vec<OpIx>> = by_kind
+        .into_values()
+        .filter(|k| k.len() >= 2 && k.len() < n as usize)
+        .collect();
+    kinds.sort_unstable();
+    let mut mark = vec![false; n as usize];
+    let mut reach = vec![false; n as usize];
+    for ops in &kinds {
+        for &v in ops {
+            mark[v as usize] = true;
+        }
+        for (end, order) in [
+            (End::Last, topo.iter().rev().collect::<Vec<_>>()),
+            (End::First, topo.iter().collect()),
+        ] {
+            // reach[v]: an op of the kind lies strictly below (above) v.
+            for &&v in &order {
+                let next = match end {
+                    End::Last => net.succs(v),
+                    End::First => net.preds(v),
+                };
+                reach[v as usize] = next.iter().any(|&w| reach[w as usize] || mark[w as usize]);
+            }
+            let ends: Vec<OpIx> = ops
+                .iter()
+                .copied()
+                .filter(|&v| !reach[v as usize])
+                .collect();
+            add(end, &ends);
+        }
+        for &v in ops {
+            mark[v as usize] = false;
+        }
+    }
     sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
     sets.dedup();
     let weight = |s: &OpSet| -> u64 {
