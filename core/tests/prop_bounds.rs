@@ -10,7 +10,9 @@ use common::{any_graph, seeded_graph};
 use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
 use peakorder::bounds::either_side::{candidate_splits, either_side_bound, Side, Split};
-use peakorder::bounds::first_free::{first_free_bound, first_free_of, freeable_inputs, prefixed};
+use peakorder::bounds::first_free::{
+    first_free_bound, first_free_of, freeable_inputs, prefixed, repaired,
+};
 use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
 use peakorder::bounds::BoundKind;
 use peakorder::generators::{Draw, Rng, Tape};
@@ -370,6 +372,18 @@ proptest! {
             let order = prefixed(&greedy_order(&g), h);
             prop_assert!(g.check_order(&order).is_ok());
         }
+    }
+
+    /// An order repaired at its peak is an order of the graph, and its peak is no higher.
+    #[test]
+    fn repaired_orders_are_orders_and_no_higher(c in any_graph(1..=10), seed in any::<u64>()) {
+        let g = &c.graph;
+        let net = CutNetwork::new(g, &[]);
+        let order = common::random_order(g, seed);
+        let peak = simulate(g, &order).expect("a valid order").peak_bytes;
+        let fixed = repaired(g, &net, order, 16, &|| false);
+        prop_assert!(g.check_order(&fixed).is_ok());
+        prop_assert!(simulate(g, &fixed).expect("a valid order").peak_bytes <= peak);
     }
 
     /// The either-side bound of each candidate split, and of random splits (any m, any T

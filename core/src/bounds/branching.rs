@@ -41,6 +41,9 @@ const KEEP_CUTS: usize = 12;
 /// Clock reads the first-free bound may make per op of the graph (on top of a few thousand).
 const FIRST_FREE_READS_PER_OP: u64 = 4;
 
+/// How many times [`super::first_free::repaired`] repairs each hinted order at its peak.
+const REPAIR_ROUNDS: usize = 32;
+
 /// The outcome of [`prove`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proof {
@@ -740,9 +743,11 @@ impl<'g> Search<'g> {
                 .chain(top)
                 .chain(self.others.iter().cloned())
                 .collect();
+            let net = CutNetwork::new(g, &[]);
             for h in &hints {
                 for base in &bases {
                     let order = super::first_free::prefixed(base, h);
+                    let order = super::first_free::repaired(g, &net, order, REPAIR_ROUNDS, stop);
                     let peak = peak_of(g, &order);
                     if self.hinted.as_ref().map_or(true, |b| peak < b.0) {
                         self.hinted = Some((peak, order.clone()));
