@@ -16,6 +16,7 @@ pub mod cut;
 pub mod either_side;
 pub mod first_free;
 pub mod last_of_set;
+pub mod nested_set;
 
 use crate::graph::Graph;
 use crate::OpIx;
@@ -44,6 +45,8 @@ pub enum BoundKind {
     FirstFree,
     /// The either-side bound ([`either_side`]).
     EitherSide,
+    /// The nested-set bound ([`nested_set`]).
+    NestedSet,
 }
 
 impl BoundKind {
@@ -60,6 +63,7 @@ impl BoundKind {
             BoundKind::Branching => "branching",
             BoundKind::FirstFree => "first-free",
             BoundKind::EitherSide => "either-side",
+            BoundKind::NestedSet => "nested-set",
         }
     }
 }

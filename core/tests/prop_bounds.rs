@@ -13,7 +13,8 @@ use peakorder::bounds::either_side::{candidate_splits, either_side_bound, Side, 
 use peakorder::bounds::first_free::{
     first_free_bound, first_free_of, freeable_inputs, prefixed, repaired,
 };
-use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
+use peakorder::bounds::last_of_set::{alike_groups, candidate_sets, last_of_set_bound, End, OpSet};
+use peakorder::bounds::nested_set::nested_set_bound;
 use peakorder::bounds::BoundKind;
 use peakorder::generators::{Draw, Rng, Tape};
 use peakorder::order::greedy::greedy_order;
@@ -371,6 +372,77 @@ proptest! {
         if let Some(h) = &all.hint {
             let order = prefixed(&greedy_order(&g), h);
             prop_assert!(g.check_order(&order).is_ok());
+        }
+    }
+
+    /// The nested-set bound of every candidate set and of random sets, with the alike groups
+    /// and random groups, is at most the brute-force optimum, and exactly the brute-force value
+    /// of its formula (each group whole, as the ends give the same minimum).
+    #[test]
+    fn nested_set_is_true(c in any_graph(1..=10), draws in prop::collection::vec(any::<u16>(), 64)) {
+        let g = &c.graph;
+        let anc = ancestors(g, &[]).expect("a DAG");
+        let net = CutNetwork::new(g, &[]);
+        let best = brute_force(g);
+        let n = g.num_ops() as OpIx;
+        let mut r = Tape::new(&draws);
+        let mut groups = alike_groups(g, &net, true);
+        groups.extend(alike_groups(g, &net, false));
+        let grp: Vec<OpIx> = (0..n).filter(|_| r.percent(40)).collect();
+        if grp.len() >= 2 {
+            groups.push(grp);
+        }
+        let mut sets = candidate_sets(g, &net);
+        let ops: Vec<OpIx> = (0..n).filter(|_| r.percent(40)).collect();
+        if ops.len() >= 2 {
+            let end = if r.percent(50) { End::First } else { End::Last };
+            sets.push(OpSet { end, ops });
+        }
+        let bit = |v: OpIx| 1u64 << v;
+        for s in &sets {
+            let got = nested_set_bound(g, &net, s, &groups, 0, u64::MAX, &|| false);
+            prop_assert!(got.complete);
+            prop_assert!(got.bytes <= best, "set {:?}: {} above the optimum {}", s, got.bytes, best);
+            // The formula by brute force, each x's groups the heaviest four within its
+            // ancestors (descendants), as the bound takes them.
+            let sm: u64 = s.ops.iter().map(|&v| bit(v)).sum();
+            let mut least: Option<u64> = None;
+            for &x in &s.ops {
+                let rest = sm & !bit(x);
+                let (b, a) = match s.end { End::First => (0, rest), End::Last => (rest, 0) };
+                let Some(mut value) = brute_cut_between(g, &anc, x, b, a) else { continue };
+                let inside = |v: OpIx| match s.end {
+                    End::First => anc[x as usize] & bit(v) != 0,
+                    End::Last => anc[v as usize] & bit(x) != 0,
+                };
+                let mut within: Vec<(u64, Vec<OpIx>)> = groups
+                    .iter()
+                    .map(|grp| {
+                        let inner: Vec<OpIx> = grp.iter().copied().filter(|&v| inside(v)).collect();
+                        (inner.iter().map(|&v| g.alloc(v)).sum(), inner)
+                    })
+                    .filter(|(_, inner)| inner.len() >= 2)
+                    .collect();
+                within.sort_by_key(|(w, _)| std::cmp::Reverse(*w));
+                for (_, inner) in within.into_iter().take(4) {
+                    let im: u64 = inner.iter().map(|&v| bit(v)).sum();
+                    let gl = inner
+                        .iter()
+                        .filter_map(|&y| {
+                            let others = im & !bit(y);
+                            match s.end {
+                                End::First => brute_cut_between(g, &anc, y, others, rest),
+                                End::Last => brute_cut_between(g, &anc, y, rest, others),
+                            }
+                        })
+                        .min();
+                    if let Some(gl) = gl {
+                        value = value.max(gl);
+                    }
+                }
+                least = Some(least.map_or(value, |l: u64| l.min(value)));
+            }
+            prop_assert_eq!(got.bytes, least.unwrap_or(0), "set {:?}", s);
         }
     }
 

@@ -663,10 +663,28 @@ impl<'g> Search<'g> {
                 hints.extend(los.hint);
                 if los.bytes > self.floor {
                     self.floor = los.bytes;
-                    self.floor_by = match los.set.map(|s| s.end) {
+                    self.floor_by = match los.set.as_ref().map(|s| s.end) {
                         Some(End::First) => BoundKind::FirstOfSet,
                         _ => BoundKind::LastOfSet,
                     };
+                }
+                // The set that gave the bound, refined by the last (first) of a group of its
+                // ops' ancestors (descendants).
+                if let Some(set) = los.set.filter(|_| self.floor < self.best_peak) {
+                    let groups = super::last_of_set::alike_groups(g, &net, true);
+                    let ns = super::nested_set::nested_set_bound(
+                        g,
+                        &net,
+                        &set,
+                        &groups,
+                        self.floor,
+                        self.best_peak,
+                        &sets_stop,
+                    );
+                    self.flows += ns.flows as u64;
+                    if ns.bytes > self.floor {
+                        (self.floor, self.floor_by) = (ns.bytes, BoundKind::NestedSet);
+                    }
                 }
                 // Cut short, the scan runs again in the next run (sets that could not beat
                 // the bound then are dismissed by a cheap capped flow); branching gets the

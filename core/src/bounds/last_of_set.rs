@@ -165,22 +165,7 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     // images are live, raw or projected (WfCommons montage-2mass). Only those with no alike op
     // below them (last of the set) or above them (first): the others run before (after) one
     // of those, and the bound is the same. (Not by `kind`: planners ignore it, docs/design.md.)
-    let mut by_kind: std::collections::HashMap<(usize, usize, usize, usize), Vec<OpIx>> =
-        Default::default();
-    for v in 0..n {
-        let shape = (
-            net.preds(v).len(),
-            net.succs(v).len(),
-            g.reads(v).len(),
-            g.ops()[v as usize].outputs.len(),
-        );
-        by_kind.entry(shape).or_default().push(v);
-    }
-    let mut kinds: Vec<Vec<OpIx>> = by_kind
-        .into_values()
-        .filter(|k| k.len() >= 2 && k.len() < n as usize)
-        .collect();
-    kinds.sort_unstable();
+    let kinds = alike_groups(g, net, false);
     let mut mark = vec![false; n as usize];
     let mut reach = vec![false; n as usize];
     for ops in &kinds {
@@ -220,6 +205,31 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     };
     sets.sort_by_key(|s| std::cmp::Reverse(weight(s)));
     sets
+}
+
+/// The groups of alike ops of `g` (with `net`'s arcs): as many predecessors, successors,
+/// storages read and outputs (in a workflow, the same task run once per sample or band), two
+/// or more ops each and not every op, sorted. `coarse`: the successors are not compared
+/// (Montage's `mProject` jobs have as many readers as their image has overlaps).
+pub fn alike_groups(g: &Graph, net: &CutNetwork, coarse: bool) -> Vec<Vec<OpIx>> {
+    let n = g.num_ops();
+    let mut by_shape: std::collections::HashMap<(usize, usize, usize, usize), Vec<OpIx>> =
+        Default::default();
+    for v in 0..n as OpIx {
+        let shape = (
+            net.preds(v).len(),
+            if coarse { 0 } else { net.succs(v).len() },
+            g.reads(v).len(),
+            g.ops()[v as usize].outputs.len(),
+        );
+        by_shape.entry(shape).or_default().push(v);
+    }
+    let mut groups: Vec<Vec<OpIx>> = by_shape
+        .into_values()
+        .filter(|k| k.len() >= 2 && k.len() < n)
+        .collect();
+    groups.sort_unstable();
+    groups
 }
 
 /// The largest last-of-set (or first-of-set) bound over `sets` and `floor`. `orders` are
