@@ -71,6 +71,9 @@ pub struct LastOfSet {
 /// How many halving thresholds [`candidate_sets`] tries for its heavy-op sets.
 const HEAVY_THRESHOLDS: usize = 24;
 
+/// How many groups of alike ops [`candidate_sets`] makes sets of.
+const MAX_ALIKE_GROUPS: usize = 64;
+
 /// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
 /// each op (last of the set), successors of each op (first of the set), two or more ops each,
 /// deduplicated, largest total output first; and the heavy ops at halving thresholds (last of
@@ -165,7 +168,12 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     // images are live, raw or projected (WfCommons montage-2mass). Only those with no alike op
     // below them (last of the set) or above them (first): the others run before (after) one
     // of those, and the bound is the same. (Not by `kind`: planners ignore it, docs/design.md.)
-    let kinds = alike_groups(g, net, false);
+    // Each group costs a pass over the graph: the heaviest (by output bytes) only.
+    let mut kinds = alike_groups(g, net, false);
+    kinds.sort_by_key(|k| {
+        std::cmp::Reverse(k.iter().map(|&v| g.alloc(v)).fold(0, u64::saturating_add))
+    });
+    kinds.truncate(MAX_ALIKE_GROUPS);
     let mut mark = vec![false; n as usize];
     let mut reach = vec![false; n as usize];
     for ops in &kinds {
