@@ -25,6 +25,10 @@ use super::last_of_set::{End, OpSet};
 /// heaviest (by output bytes) first.
 const MAX_GROUPS: usize = 4;
 
+/// The largest set refined: each of its ops costs a flow and a walk, and more (a thousand bwa
+/// tasks reading one index) would take the time the proof search needs.
+const MAX_SET_OPS: usize = 64;
+
 /// The result of [`nested_set_bound`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NestedSet {
@@ -37,7 +41,8 @@ pub struct NestedSet {
 }
 
 /// The nested-set bound of `set` (see the module comment) with the groups `groups` (sets of
-/// ops, e.g. [`super::last_of_set::alike_groups`]), or `floor` when it is not above it. Cuts
+/// ops, e.g. [`super::last_of_set::alike_groups`]), or `floor` when it is not above it or the
+/// set has more than [`MAX_SET_OPS`] ops. Cuts
 /// are capped at `cap` (no bound needs to exceed the best known peak). `stop()` is read
 /// before each flow.
 pub fn nested_set_bound(
@@ -55,6 +60,9 @@ pub fn nested_set_bound(
         complete: true,
         flows: 0,
     };
+    if set.ops.len() > MAX_SET_OPS {
+        return out;
+    }
     let mut least = u64::MAX;
     let mut side = vec![false; n];
     let mut mark = vec![false; n];
