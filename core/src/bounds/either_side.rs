@@ -14,10 +14,10 @@
 //! merge leaves its output live at the merge; all of them after, and the first one runs while
 //! every haplotype output is still live (the merge's and its own readers'), beside the merge's
 //! outputs. The cut lets that genotype job run after the other nine, most haplotype outputs
-//! freed. The sets T tried, for each op m: the ops unordered with m that read a storage m reads
-//! with at most k readers, for k = 2, 4, 8, ... (the storages shared with few others, the
-//! outputs m and T both consume, come first; a large k adds the readers of a reference file
-//! read by every job).
+//! freed. The sets T tried, for each of the 128 heaviest ops m: the ops unordered with m that
+//! read a storage m reads with at most k readers, for k = 2, 4, 8, ... (the storages shared
+//! with few others, the outputs m and T both consume, come first; a large k adds the readers
+//! of a reference file read by every job), while T has at most 32 ops.
 //!
 //! As in [`super::last_of_set`], most candidates need no flow: in a known order, the memory
 //! while m runs (some t before it) or while the first t runs (none before) bounds the
