@@ -31,6 +31,6 @@ pub mod skyline;
 pub mod solve;
 
 pub use api::{layout, layout_hooked, layout_intervals};
-pub use joint::{plan_and_layout, plan_then_layout, PLAN_SHARE};
+pub use joint::{layout_planned, plan_and_layout, plan_then_layout, PLAN_SHARE};
 pub use options::{LayoutMethod, LayoutOptions, DEFAULT_BUDGET_MS};
 pub use output::{BufferRow, IdOffsets, IntervalLayout, IntervalRow, Layout, OrderSearch};
