@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use super::api::layout_within;
 use super::options::LayoutOptions;
 use super::output::{Layout, OrderSearch};
+use super::reorder;
 use crate::budget::{Budget, Clock};
 use crate::error::Error;
 use crate::graph::Graph;
@@ -100,6 +101,28 @@ pub fn layout_planned<'a>(
     // An order's aligned peak is its arena's lower bound; only an arena above it is worth
     // another order.
     let fits = |l: &Layout| l.arena_bytes <= l.aligned_peak_bytes;
+    if !fits(&best) {
+        // First the moves aimed at the buffers above the peak (half of what is left), then the
+        // best order they reach laid out in full (half of the rest).
+        let now = clock.now_ms();
+        let aimed = reorder::search(
+            g,
+            &plan.order_ix,
+            opts.align,
+            limit,
+            &budget_until(deadline.map(|d| now + (d - now).max(0.0) / 2.0)),
+        );
+        search.orders_tried += aimed.tried;
+        if aimed.order != plan.order_ix && aimed.arena < best.arena_bytes {
+            let now = clock.now_ms();
+            let share = deadline.map(|d| now + (d - now).max(0.0) / 2.0);
+            let l = layout_within(g, &aimed.order, opts, &budget_until(share), start)?;
+            if (l.arena_bytes, l.peak_bytes) < (best.arena_bytes, best.peak_bytes) {
+                best = l;
+                search.changed = true;
+            }
+        }
+    }
     if !fits(&best) {
         let whole = budget_until(deadline);
         let candidates = other_orders(g, &plan.order_ix, planned_method, limit, &whole);
