@@ -14,6 +14,7 @@
 use super::lifetimes::lifetimes;
 use super::problem::Problem;
 use super::skyline;
+use super::stacked;
 use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::simulate::peak_of;
@@ -43,23 +44,26 @@ struct Eval {
     fits: bool,
 }
 
-/// Lays `order` out by the skyline greedy's variants alone (no overlap graph, no search: a few
-/// milliseconds on a thousand buffers) and scores the best.
+/// Lays `order` out by the skyline greedy's variants alone, plain and from a staircase ([`stacked`];
+/// no overlap graph, no search: milliseconds on a thousand buffers) and scores the best.
 fn evaluate(g: &Graph, order: &[OpIx], align: u64, budget: &Budget) -> Option<Eval> {
     let (bufs, _) = lifetimes(g, order);
     let problem = Problem::new(bufs, align, &|i| format!("buffer #{i}")).ok()?;
     let lb0 = problem.lower_bound();
     let mut best: Option<(Vec<u64>, u64)> = None;
-    for v in skyline::VARIANTS {
-        if budget.expired() {
-            break;
-        }
-        let placed = skyline::place(problem.buffers(), v);
-        if best.as_ref().map_or(true, |b| placed.1 < b.1) {
-            best = Some(placed);
-        }
-        if best.as_ref().is_some_and(|b| b.1 <= lb0) {
-            break;
+    'variants: for v in skyline::VARIANTS {
+        let tries = [
+            Some(skyline::place(problem.buffers(), v)),
+            stacked::place(problem.buffers(), v, stacked::End::Last),
+            stacked::place(problem.buffers(), v, stacked::End::First),
+        ];
+        for placed in tries.into_iter().flatten() {
+            if best.as_ref().map_or(true, |b| placed.1 < b.1) {
+                best = Some(placed);
+            }
+            if best.as_ref().is_some_and(|b| b.1 <= lb0) || budget.expired() {
+                break 'variants;
+            }
         }
     }
     let (offsets, arena) = best?;
