@@ -4,7 +4,9 @@
 //!    arena and CPU time of `auto` asked to fit the capacity, beside the greedy-by-size baseline
 //!    (TFLite / XLA best fit) and its ratio to the peak of live bytes.
 //! 2. Real graphs (every `*.json` graph under the directories given with `--graphs DIR`, default
-//!    tests/cases and tests/hard): plan with `auto`, lay the order out with `--align 1`, and
+//!    tests/cases and tests/hard): plan with `auto` (reproducibly: no clock, `--plan-states N`
+//!    states, default 50,000; `--plan-ms N` plans on the CPU clock instead, as the CLI does),
+//!    lay the order out with `--align 1`, and
 //!    report arena / planned peak and the time, with how many meet the peak exactly; where the
 //!    planned order's arena is above its peak, `+orders` is the arena / planned peak after the
 //!    order search at the same peak (what `peakorder layout` does, slack 0).
