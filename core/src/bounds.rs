@@ -13,8 +13,10 @@
 
 pub mod branching;
 pub mod cut;
+pub mod either_side;
 pub mod first_free;
 pub mod last_of_set;
+pub mod nested_set;
 
 use crate::graph::Graph;
 use crate::OpIx;
@@ -41,6 +43,10 @@ pub enum BoundKind {
     Branching,
     /// The first-free bound ([`first_free`]).
     FirstFree,
+    /// The either-side bound ([`either_side`]).
+    EitherSide,
+    /// The nested-set bound ([`nested_set`]).
+    NestedSet,
 }
 
 impl BoundKind {
@@ -56,6 +62,8 @@ impl BoundKind {
             BoundKind::FirstOfSet => "first-of-set",
             BoundKind::Branching => "branching",
             BoundKind::FirstFree => "first-free",
+            BoundKind::EitherSide => "either-side",
+            BoundKind::NestedSet => "nested-set",
         }
     }
 }

@@ -5,14 +5,18 @@
 
 mod common;
 
-use common::seeded_graph;
+use common::{any_graph, seeded_graph};
 
 use peakorder::bounds::branching::{prove, Limits};
 use peakorder::bounds::cut::{cut_bound, during_in, CutNetwork};
-use peakorder::bounds::first_free::{first_free_bound, first_free_of, freeable_inputs, prefixed};
-use peakorder::bounds::last_of_set::{candidate_sets, last_of_set_bound, End};
+use peakorder::bounds::either_side::{candidate_splits, either_side_bound, Side, Split};
+use peakorder::bounds::first_free::{
+    first_free_bound, first_free_of, freeable_inputs, prefixed, repaired,
+};
+use peakorder::bounds::last_of_set::{alike_groups, candidate_sets, last_of_set_bound, End, OpSet};
+use peakorder::bounds::nested_set::nested_set_bound;
 use peakorder::bounds::BoundKind;
-use peakorder::generators::{Draw, Rng};
+use peakorder::generators::{Draw, Rng, Tape};
 use peakorder::order::greedy::greedy_order;
 use peakorder::referee::least_peak as brute_force;
 use peakorder::simulate::{simulate, MemState};
@@ -298,6 +302,20 @@ proptest! {
             heavy.len() < 2 || count == n as usize || sets.iter().any(|s| s.end == End::Last && s.ops == heavy),
             "heavy set {:?} missing", heavy
         );
+        // Alike ops (as many predecessors, successors, reads and outputs), those with no alike
+        // op below them, are a last-of-set set; those with none above, a first-of-set one.
+        let shape = |v: OpIx| (g.preds(v).len(), g.succs(v).len(), g.reads(v).len(), g.ops()[v as usize].outputs.len());
+        let below_of = |v: OpIx, w: OpIx| (anc[w as usize] >> v) & 1 == 1;
+        for v in 0..n {
+            let alike: Vec<OpIx> = (0..n).filter(|&w| shape(w) == shape(v)).collect();
+            if alike.len() < 2 || alike.len() == n as usize {
+                continue;
+            }
+            let last: Vec<OpIx> = alike.iter().copied().filter(|&x| !alike.iter().any(|&y| below_of(x, y))).collect();
+            let first: Vec<OpIx> = alike.iter().copied().filter(|&x| !alike.iter().any(|&y| below_of(y, x))).collect();
+            prop_assert!(last.len() < 2 || sets.iter().any(|s| s.end == End::Last && s.ops == last), "alike last {:?}", last);
+            prop_assert!(first.len() < 2 || sets.iter().any(|s| s.end == End::First && s.ops == first), "alike first {:?}", first);
+        }
         let all = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false);
         prop_assert!(all.bytes <= best, "last-of-set {} above the optimum {}", all.bytes, best);
         if let Some(h) = &all.hint {
@@ -356,4 +374,183 @@ proptest! {
             prop_assert!(g.check_order(&order).is_ok());
         }
     }
+
+    /// The nested-set bound of every candidate set and of random sets, with the alike groups
+    /// and random groups, is at most the brute-force optimum, and exactly the brute-force value
+    /// of its formula (each group whole, as the ends give the same minimum).
+    #[test]
+    fn nested_set_is_true(c in any_graph(1..=10), draws in prop::collection::vec(any::<u16>(), 64)) {
+        let g = &c.graph;
+        let anc = ancestors(g, &[]).expect("a DAG");
+        let net = CutNetwork::new(g, &[]);
+        let best = brute_force(g);
+        let n = g.num_ops() as OpIx;
+        let mut r = Tape::new(&draws);
+        let mut groups = alike_groups(g, &net, true);
+        groups.extend(alike_groups(g, &net, false));
+        let grp: Vec<OpIx> = (0..n).filter(|_| r.percent(40)).collect();
+        if grp.len() >= 2 {
+            groups.push(grp);
+        }
+        let mut sets = candidate_sets(g, &net);
+        let ops: Vec<OpIx> = (0..n).filter(|_| r.percent(40)).collect();
+        if ops.len() >= 2 {
+            let end = if r.percent(50) { End::First } else { End::Last };
+            sets.push(OpSet { end, ops });
+        }
+        let bit = |v: OpIx| 1u64 << v;
+        for s in &sets {
+            let got = nested_set_bound(g, &net, s, &groups, 0, u64::MAX, &|| false);
+            prop_assert!(got.complete);
+            prop_assert!(got.bytes <= best, "set {:?}: {} above the optimum {}", s, got.bytes, best);
+            // The formula by brute force, each x's groups the heaviest four within its
+            // ancestors (descendants), as the bound takes them.
+            let sm: u64 = s.ops.iter().map(|&v| bit(v)).sum();
+            let mut least: Option<u64> = None;
+            for &x in &s.ops {
+                let rest = sm & !bit(x);
+                let (b, a) = match s.end { End::First => (0, rest), End::Last => (rest, 0) };
+                let Some(mut value) = brute_cut_between(g, &anc, x, b, a) else { continue };
+                let inside = |v: OpIx| match s.end {
+                    End::First => anc[x as usize] & bit(v) != 0,
+                    End::Last => anc[v as usize] & bit(x) != 0,
+                };
+                let mut within: Vec<(u64, Vec<OpIx>)> = groups
+                    .iter()
+                    .map(|grp| {
+                        let inner: Vec<OpIx> = grp.iter().copied().filter(|&v| inside(v)).collect();
+                        (inner.iter().map(|&v| g.alloc(v)).sum(), inner)
+                    })
+                    .filter(|(_, inner)| inner.len() >= 2)
+                    .collect();
+                within.sort_by_key(|(w, _)| std::cmp::Reverse(*w));
+                for (_, inner) in within.into_iter().take(4) {
+                    let im: u64 = inner.iter().map(|&v| bit(v)).sum();
+                    let gl = inner
+                        .iter()
+                        .filter_map(|&y| {
+                            let others = im & !bit(y);
+                            match s.end {
+                                End::First => brute_cut_between(g, &anc, y, others, rest),
+                                End::Last => brute_cut_between(g, &anc, y, rest, others),
+                            }
+                        })
+                        .min();
+                    if let Some(gl) = gl {
+                        value = value.max(gl);
+                    }
+                }
+                least = Some(least.map_or(value, |l: u64| l.min(value)));
+            }
+            prop_assert_eq!(got.bytes, least.unwrap_or(0), "set {:?}", s);
+        }
+    }
+
+    /// An order repaired at its peak is an order of the graph, and its peak is no higher.
+    #[test]
+    fn repaired_orders_are_orders_and_no_higher(c in any_graph(1..=10), seed in any::<u64>()) {
+        let g = &c.graph;
+        let net = CutNetwork::new(g, &[]);
+        let order = common::random_order(g, seed);
+        let peak = simulate(g, &order).expect("a valid order").peak_bytes;
+        let fixed = repaired(g, &net, order, 16, &|| false);
+        prop_assert!(g.check_order(&fixed).is_ok());
+        prop_assert!(simulate(g, &fixed).expect("a valid order").peak_bytes <= peak);
+    }
+
+    /// The either-side bound of each candidate split, and of random splits (any m, any T
+    /// without m: the case split holds for every T), is exactly the least brute-force cut over
+    /// its alternatives, and at most the brute-force optimum; so is the bound over all
+    /// candidates, and the order started from its hint is an order of the graph.
+    #[test]
+    fn either_side_is_true(c in any_graph(1..=10), draws in prop::collection::vec(any::<u16>(), 64)) {
+        let g = &c.graph;
+        let anc = ancestors(g, &[]).expect("a DAG");
+        let net = CutNetwork::new(g, &[]);
+        let order = greedy_order(g);
+        let best = brute_force(g);
+        let mut splits = candidate_splits(g, &net, &|| false);
+        for s in &splits {
+            let m = s.op as usize;
+            prop_assert!(s.others.iter().all(|&t| anc[m] & (1 << t) == 0 && anc[t as usize] & (1 << m) == 0), "{:?}", s);
+        }
+        let n = g.num_ops() as OpIx;
+        // Drawn from a tape, so that a failing split shrinks too.
+        let mut r = Tape::new(&draws);
+        for _ in 0..4 {
+            let m = r.below(n as u64) as OpIx;
+            let others: Vec<OpIx> = (0..n).filter(|&t| t != m && r.percent(40)).collect();
+            if !others.is_empty() {
+                let side = if r.percent(50) { Side::Before } else { Side::After };
+                splits.push(Split { side, op: m, others });
+            }
+        }
+        let bit = |v: OpIx| 1u64 << v;
+        // The least brute-force cut over the alternatives of (side, m, T).
+        let brute = |side: Side, m: OpIx, others: &[OpIx]| -> Option<u64> {
+            let tm: u64 = others.iter().map(|&t| bit(t)).sum();
+            others
+                .iter()
+                .flat_map(|&t| {
+                    let rest = tm & !bit(t);
+                    match side {
+                        Side::Before => [
+                            brute_cut_between(g, &anc, m, bit(t), 0),
+                            brute_cut_between(g, &anc, t, bit(m), rest),
+                        ],
+                        Side::After => [
+                            brute_cut_between(g, &anc, m, 0, bit(t)),
+                            brute_cut_between(g, &anc, t, rest, bit(m)),
+                        ],
+                    }
+                })
+                .flatten()
+                .min()
+        };
+        for s in &splits {
+            // The case split holds for any T (the random ones hold ops ordered with m too).
+            let full = brute(s.side, s.op, &s.others).expect("every order takes one of the alternatives");
+            prop_assert!(full <= best, "split {:?}: {} above the optimum {}", s, full, best);
+            let got = either_side_bound(g, &net, std::slice::from_ref(s), &[&order], 0, u64::MAX, &|| false);
+            prop_assert_eq!(got.bytes, full, "split {:?}", s);
+        }
+        let all = either_side_bound(g, &net, &splits, &[&order], 0, u64::MAX, &|| false);
+        prop_assert!(all.bytes <= best, "either-side {} above the optimum {}", all.bytes, best);
+        prop_assert!(all.complete);
+        if let Some(h) = &all.hint {
+            prop_assert!(g.check_order(&prefixed(&order, h)).is_ok());
+        }
+    }
+}
+
+/// A soykb in miniature (WfCommons): a merge reads four haplotype outputs, two genotype jobs
+/// read two each. A genotype job before the merge leaves its output live there; all of them
+/// after, and the first one runs with every haplotype output live. The cut and the last of a
+/// set let that job run after the other, half the outputs freed; the either-side bound does
+/// not, and meets the optimum.
+#[test]
+fn either_side_sees_the_soykb_merge() {
+    let json = r#"{"tensors":[
+        {"id":"h1","bytes":10},{"id":"h2","bytes":10},{"id":"h3","bytes":10},{"id":"h4","bytes":10},
+        {"id":"g1","bytes":3},{"id":"g2","bytes":3},{"id":"m","bytes":5},{"id":"all","bytes":3}],
+      "ops":[
+        {"id":"hc1","inputs":[],"outputs":["h1"]},{"id":"hc2","inputs":[],"outputs":["h2"]},
+        {"id":"hc3","inputs":[],"outputs":["h3"]},{"id":"hc4","inputs":[],"outputs":["h4"]},
+        {"id":"merge","inputs":["h1","h2","h3","h4"],"outputs":["m"]},
+        {"id":"gt1","inputs":["h1","h2"],"outputs":["g1"]},
+        {"id":"gt2","inputs":["h3","h4"],"outputs":["g2"]},
+        {"id":"combine","inputs":["g1","g2"],"outputs":["all"]}],
+      "outputs":["m","all"]}"#;
+    let g = Graph::from_spec(peakorder::format::GraphSpec::from_json(json).unwrap()).unwrap();
+    let best = brute_force(&g);
+    assert_eq!(best, 48);
+    let net = CutNetwork::new(&g, &[]);
+    let order = greedy_order(&g);
+    let cut = cut_bound(&g, &net, &during_in(&g, &order), 0, 1, &|| false).bytes;
+    let sets = candidate_sets(&g, &net);
+    let los = last_of_set_bound(&g, &net, &sets, &[&order], 0, u64::MAX, &|| false).bytes;
+    assert!(cut < best && los < best, "cut {cut}, last-of-set {los}");
+    let splits = candidate_splits(&g, &net, &|| false);
+    let es = either_side_bound(&g, &net, &splits, &[&order], 0, u64::MAX, &|| false);
+    assert_eq!(es.bytes, best);
 }

@@ -41,6 +41,9 @@ const KEEP_CUTS: usize = 12;
 /// Clock reads the first-free bound may make per op of the graph (on top of a few thousand).
 const FIRST_FREE_READS_PER_OP: u64 = 4;
 
+/// How many times [`super::first_free::repaired`] repairs each hinted order at its peak.
+const REPAIR_ROUNDS: usize = 32;
+
 /// The outcome of [`prove`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proof {
@@ -460,6 +463,8 @@ pub struct Search<'g> {
     sets_done: bool,
     /// The first-free bound ran (or was cut off by its cap, for good).
     first_free_done: bool,
+    /// The either-side scan went through every split.
+    splits_done: bool,
     /// The lowest of the orders started from the bounds' minimising downsets, with its peak:
     /// a start for local search even when it is above the incumbent (it runs the ops the
     /// bound says end the order last, as the optimum may).
@@ -507,6 +512,7 @@ impl<'g> Search<'g> {
             root: Root::Pending(Vec::new()),
             sets_done: false,
             first_free_done: false,
+            splits_done: false,
             hinted: None,
             root_bound: floor.0,
             flows: 0,
@@ -657,10 +663,28 @@ impl<'g> Search<'g> {
                 hints.extend(los.hint);
                 if los.bytes > self.floor {
                     self.floor = los.bytes;
-                    self.floor_by = match los.set.map(|s| s.end) {
+                    self.floor_by = match los.set.as_ref().map(|s| s.end) {
                         Some(End::First) => BoundKind::FirstOfSet,
                         _ => BoundKind::LastOfSet,
                     };
+                }
+                // The set that gave the bound, refined by the last (first) of a group of its
+                // ops' ancestors (descendants).
+                if let Some(set) = los.set.filter(|_| self.floor < self.best_peak) {
+                    let groups = super::last_of_set::alike_groups(g, &net, true);
+                    let ns = super::nested_set::nested_set_bound(
+                        g,
+                        &net,
+                        &set,
+                        &groups,
+                        self.floor,
+                        self.best_peak,
+                        &sets_stop,
+                    );
+                    self.flows += ns.flows as u64;
+                    if ns.bytes > self.floor {
+                        (self.floor, self.floor_by) = (ns.bytes, BoundKind::NestedSet);
+                    }
                 }
                 // Cut short, the scan runs again in the next run (sets that could not beat
                 // the bound then are dismissed by a cheap capped flow); branching gets the
@@ -692,6 +716,41 @@ impl<'g> Search<'g> {
             self.first_free_done = ff.complete || !stop();
             self.root_bound = self.root_bound.max(self.floor);
         }
+        if self.sets_done
+            && self.first_free_done
+            && !self.splits_done
+            && self.floor < self.best_peak
+            && !stop()
+            && !(limits.sets_stop)()
+        {
+            // Within the sets' share, and capped like the first free (by the clock reads)
+            // so that a graph where it cannot help keeps its time for branching; cut short
+            // by the clock, it runs again in the next run.
+            let net = CutNetwork::new(g, &[]);
+            let reads = std::cell::Cell::new(0u64);
+            let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+            let clock = || stop() || (limits.sets_stop)();
+            let sets_stop = || clock() || reads.replace(reads.get() + 1) > cap;
+            let splits = super::either_side::candidate_splits(g, &net, &sets_stop);
+            let mut orders = vec![&self.best[..]];
+            orders.extend(self.others.iter().map(|o| &o[..]));
+            let es = super::either_side::either_side_bound(
+                g,
+                &net,
+                &splits,
+                &orders,
+                self.floor,
+                self.best_peak,
+                &sets_stop,
+            );
+            self.flows += es.flows as u64;
+            hints.extend(es.hint);
+            if es.bytes > self.floor {
+                (self.floor, self.floor_by) = (es.bytes, BoundKind::EitherSide);
+            }
+            self.splits_done = es.complete || !clock();
+            self.root_bound = self.root_bound.max(self.floor);
+        }
         if !hints.is_empty() {
             let top = self
                 .open
@@ -702,9 +761,11 @@ impl<'g> Search<'g> {
                 .chain(top)
                 .chain(self.others.iter().cloned())
                 .collect();
+            let net = CutNetwork::new(g, &[]);
             for h in &hints {
                 for base in &bases {
                     let order = super::first_free::prefixed(base, h);
+                    let order = super::first_free::repaired(g, &net, order, REPAIR_ROUNDS, stop);
                     let peak = peak_of(g, &order);
                     if self.hinted.as_ref().map_or(true, |b| peak < b.0) {
                         self.hinted = Some((peak, order.clone()));

@@ -68,9 +68,9 @@ struct Scratch {
     local: Vec<u32>,
     free: Vec<OpIx>,
     stack: Vec<OpIx>,
-    arcs: Vec<(u32, u32, u64)>,
-    shared: Vec<(u32, u64, usize)>,
     fans: Vec<u32>,
+    /// Per free op: bytes of its arcs from the source and to the sink.
+    ends: Vec<(u64, u64)>,
     net: Network,
 }
 
@@ -256,9 +256,8 @@ impl CutNetwork {
             local,
             free,
             stack,
-            arcs,
-            shared,
             fans,
+            ends,
             net,
         } = &mut *scratch;
         // Sides: after (v and its descendants), before (ancestors of v and of `before`), free.
@@ -324,34 +323,35 @@ impl CutNetwork {
             }
         }
         let mut paid = fixed;
-        // (from, to, size) arcs of the storages, with u32::MAX for the source / sink for now.
-        const SRC: u32 = u32::MAX - 1;
-        const SNK: u32 = u32::MAX;
-        arcs.clear();
-        // Storages with several free readers (and none after v) are nodes of their own: each
-        // with its producer, size and the start of its readers in `fans`.
-        shared.clear();
-        fans.clear();
+        // Nodes: the free ops by their local numbers, the source and the sink, then one node
+        // per storage with several free readers (and none after v), added as found. A free
+        // op's arcs from the source and to the sink are summed in `ends` first.
+        let nf = free.len() as u32;
+        let (src, snk) = (nf, nf + 1);
+        net.reset(nf as usize + 2);
+        ends.clear();
+        ends.resize(nf as usize, (0, 0));
         for st in &self.storages {
             let from = match st.producer {
-                None => SRC,
+                None => src,
                 Some(p) => match side[p as usize] {
                     AFTER => continue, // not made before v
-                    BEFORE => SRC,
+                    BEFORE => src,
                     _ => local[p as usize],
                 },
             };
             if st.pinned {
-                if from == SRC {
+                if from == src {
                     paid = paid.saturating_add(st.size);
                 } else {
-                    arcs.push((from, SNK, st.size));
+                    let e = &mut ends[from as usize].1;
+                    *e = e.saturating_add(st.size);
                 }
                 continue;
             }
             let readers = &self.users[st.users.0 as usize..st.users.1 as usize];
             let mut after = false;
-            let fan_start = fans.len();
+            fans.clear();
             for &u in readers {
                 match side[u as usize] {
                     AFTER => after = true,
@@ -360,21 +360,41 @@ impl CutNetwork {
                 }
             }
             if after {
-                fans.truncate(fan_start);
-                if from == SRC {
+                if from == src {
                     paid = paid.saturating_add(st.size);
                 } else {
-                    arcs.push((from, SNK, st.size));
+                    let e = &mut ends[from as usize].1;
+                    *e = e.saturating_add(st.size);
                 }
                 continue;
             }
-            match fans.len() - fan_start {
-                0 => {} // every reader runs before v: freed by then
-                1 => {
-                    let u = fans.pop().expect("one reader");
-                    arcs.push((from, u, st.size));
+            match fans[..] {
+                [] => {} // every reader runs before v: freed by then
+                [u] if from == src => {
+                    let e = &mut ends[u as usize].0;
+                    *e = e.saturating_add(st.size);
                 }
-                _ => shared.push((from, st.size, fan_start)),
+                [u] => net.add_edge(from, u, st.size),
+                _ => {
+                    let a = net.add_node();
+                    net.add_edge(from, a, st.size);
+                    for &u in fans.iter() {
+                        net.add_edge(a, u, INF);
+                    }
+                }
+            }
+        }
+        // Source -> u -> sink carries the smaller of the two at once: pushed before the flow
+        // starts (the arcs' residual twins lead into the source or out of the sink, so no
+        // residual path and no minimum cut's least source side needs them).
+        for (i, &(a, b)) in ends.iter().enumerate() {
+            let m = a.min(b);
+            paid = paid.saturating_add(m);
+            if a > m {
+                net.add_edge(src, i as u32, a - m);
+            }
+            if b > m {
+                net.add_edge(i as u32, snk, b - m);
             }
         }
         if paid >= cap {
@@ -383,26 +403,6 @@ impl CutNetwork {
                 before: None,
                 finished: true,
             };
-        }
-        let nf = free.len() as u32;
-        let ns = shared.len() as u32;
-        let (src, snk) = (nf + ns, nf + ns + 1);
-        net.reset((nf + ns + 2) as usize);
-        let node = |x: u32| match x {
-            SRC => src,
-            SNK => snk,
-            x => x,
-        };
-        for &(a, b, c) in arcs.iter() {
-            net.add_edge(node(a), node(b), c);
-        }
-        for (k, &(from, size, s0)) in shared.iter().enumerate() {
-            let a = nf + k as u32;
-            net.add_edge(node(from), a, size);
-            let s1 = shared.get(k + 1).map_or(fans.len(), |x| x.2);
-            for &u in &fans[s0..s1] {
-                net.add_edge(a, u, INF);
-            }
         }
         for (i, &u) in free.iter().enumerate() {
             for &p in self.preds_of(u) {

@@ -71,6 +71,9 @@ pub struct LastOfSet {
 /// How many halving thresholds [`candidate_sets`] tries for its heavy-op sets.
 const HEAVY_THRESHOLDS: usize = 24;
 
+/// How many groups of alike ops [`candidate_sets`] makes sets of.
+const MAX_ALIKE_GROUPS: usize = 64;
+
 /// The candidate sets of `g` (with `net`'s arcs): readers of each storage and predecessors of
 /// each op (last of the set), successors of each op (first of the set), two or more ops each,
 /// deduplicated, largest total output first; and the heavy ops at halving thresholds (last of
@@ -159,6 +162,47 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
         }
         theta /= 2;
     }
+    // Alike ops (as many predecessors, successors, storages read and outputs: in a workflow,
+    // the same task run once per sample or image band): one of them runs first and one last.
+    // Montage runs one `mBgModel` per band, and until the first of them runs every band's
+    // images are live, raw or projected (WfCommons montage-2mass). Only those with no alike op
+    // below them (last of the set) or above them (first): the others run before (after) one
+    // of those, and the bound is the same. (Not by `kind`: planners ignore it, docs/design.md.)
+    // Each group costs a pass over the graph: the heaviest (by output bytes) only.
+    let mut kinds = alike_groups(g, net, false);
+    kinds.sort_by_key(|k| {
+        std::cmp::Reverse(k.iter().map(|&v| g.alloc(v)).fold(0, u64::saturating_add))
+    });
+    kinds.truncate(MAX_ALIKE_GROUPS);
+    let mut mark = vec![false; n as usize];
+    let mut reach = vec![false; n as usize];
+    for ops in &kinds {
+        for &v in ops {
+            mark[v as usize] = true;
+        }
+        for (end, order) in [
+            (End::Last, topo.iter().rev().collect::<Vec<_>>()),
+            (End::First, topo.iter().collect()),
+        ] {
+            // reach[v]: an op of the kind lies strictly below (above) v.
+            for &&v in &order {
+                let next = match end {
+                    End::Last => net.succs(v),
+                    End::First => net.preds(v),
+                };
+                reach[v as usize] = next.iter().any(|&w| reach[w as usize] || mark[w as usize]);
+            }
+            let ends: Vec<OpIx> = ops
+                .iter()
+                .copied()
+                .filter(|&v| !reach[v as usize])
+                .collect();
+            add(end, &ends);
+        }
+        for &v in ops {
+            mark[v as usize] = false;
+        }
+    }
     sets.sort_unstable_by(|a, b| (&a.ops, a.end as u8).cmp(&(&b.ops, b.end as u8)));
     sets.dedup();
     let weight = |s: &OpSet| -> u64 {
@@ -169,6 +213,31 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     };
     sets.sort_by_key(|s| std::cmp::Reverse(weight(s)));
     sets
+}
+
+/// The groups of alike ops of `g` (with `net`'s arcs): as many predecessors, successors,
+/// storages read and outputs (in a workflow, the same task run once per sample or band), two
+/// or more ops each and not every op, sorted. `coarse`: the successors are not compared
+/// (Montage's `mProject` jobs have as many readers as their image has overlaps).
+pub fn alike_groups(g: &Graph, net: &CutNetwork, coarse: bool) -> Vec<Vec<OpIx>> {
+    let n = g.num_ops();
+    let mut by_shape: std::collections::HashMap<(usize, usize, usize, usize), Vec<OpIx>> =
+        Default::default();
+    for v in 0..n as OpIx {
+        let shape = (
+            net.preds(v).len(),
+            if coarse { 0 } else { net.succs(v).len() },
+            g.reads(v).len(),
+            g.ops()[v as usize].outputs.len(),
+        );
+        by_shape.entry(shape).or_default().push(v);
+    }
+    let mut groups: Vec<Vec<OpIx>> = by_shape
+        .into_values()
+        .filter(|k| k.len() >= 2 && k.len() < n)
+        .collect();
+    groups.sort_unstable();
+    groups
 }
 
 /// The largest last-of-set (or first-of-set) bound over `sets` and `floor`. `orders` are
