@@ -4,7 +4,9 @@
 //!    arena and CPU time of `auto` asked to fit the capacity, beside the greedy-by-size baseline
 //!    (TFLite / XLA best fit) and its ratio to the peak of live bytes.
 //! 2. Real graphs (every `*.json` graph under the directories given with `--graphs DIR`, default
-//!    tests/cases and tests/hard): plan with `auto`, lay the order out with `--align 1`, and
+//!    tests/cases and tests/hard): plan with `auto` (reproducibly: no clock, `--plan-states N`
+//!    states, default 50,000; `--plan-ms N` plans on the CPU clock instead, as the CLI does),
+//!    lay the order out with `--align 1`, and
 //!    report arena / planned peak and the time, with how many meet the peak exactly; where the
 //!    planned order's arena is above its peak, `+orders` is the arena / planned peak after the
 //!    order search at the same peak (what `peakorder layout` does, slack 0).
@@ -19,7 +21,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{cpu_ms, CpuClock};
-use peakorder::layout::{csv, layout_intervals, plan_and_layout, LayoutMethod, LayoutOptions};
+use peakorder::layout::{csv, layout_intervals, layout_planned, LayoutMethod, LayoutOptions};
 use peakorder::{Graph, Hooks, PlanOptions};
 
 struct Args {
@@ -27,6 +29,8 @@ struct Args {
     budget_ms: Option<f64>,
     only: Option<String>,
     graphs: Vec<PathBuf>,
+    plan_states: u64,
+    plan_ms: Option<f64>,
 }
 
 fn args() -> Args {
@@ -35,6 +39,8 @@ fn args() -> Args {
         budget_ms: None,
         only: None,
         graphs: Vec::new(),
+        plan_states: PLAN_STATES,
+        plan_ms: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -43,6 +49,13 @@ fn args() -> Args {
             "--budget-ms" => a.budget_ms = it.next().and_then(|v| v.parse().ok()),
             "--only" => a.only = it.next(),
             "--graphs" => a.graphs.extend(it.next().map(PathBuf::from)),
+            "--plan-states" => {
+                a.plan_states = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(PLAN_STATES)
+            }
+            "--plan-ms" => a.plan_ms = it.next().and_then(|v| v.parse().ok()),
             _ => {} // cargo bench passes --bench
         }
     }
@@ -52,6 +65,10 @@ fn args() -> Args {
     }
     a
 }
+
+/// The planner's state limit in this benchmark (`--plan-states`), with no clock: reproducible
+/// orders in seconds per graph (`plan`'s default of 2,000,000 takes minutes on a few).
+const PLAN_STATES: u64 = 50_000;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -133,12 +150,25 @@ fn graph_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
 
 fn graphs(a: &Args) {
     println!(
-        "\nReal graphs: plan (auto), then lay out the order with align 1; CPU ms, median of {} runs",
+        "\nReal graphs: plan (auto, {}), then lay out the order with align 1; CPU ms, median of {} runs",
+        match a.plan_ms {
+            Some(ms) => format!("{ms} ms budget"),
+            None => format!("{} states, no clock", a.plan_states),
+        },
         a.reps
     );
     println!(
-        "{:<48} {:>6} {:>7} {:>13} {:>13} {:>8} {:>8} {:>9} {:>8}",
-        "graph", "ops", "bufs", "peak", "arena", "ratio", "optimal", "layout ms", "+orders"
+        "{:<48} {:>6} {:>7} {:>13} {:>13} {:>8} {:>8} {:>9} {:>8} {:>9}",
+        "graph",
+        "ops",
+        "bufs",
+        "peak",
+        "arena",
+        "ratio",
+        "optimal",
+        "layout ms",
+        "+orders",
+        "plan ms"
     );
     let (mut total, mut exact, mut within1, mut joint_exact) = (0, 0, 0, 0);
     let mut worst: f64 = 1.0;
@@ -149,10 +179,20 @@ fn graphs(a: &Args) {
         let Ok(g) = Graph::from_json(&text) else {
             continue;
         };
-        let plan = match peakorder::plan(&g, &PlanOptions::default(), &CpuClock) {
+        // The planned order is reproducible unless `--plan-ms` asks for a clock budget: with no
+        // deadline the planner is bounded by its state limit alone, so the same graph gets the
+        // same order on every run and machine, and runs can be compared graph by graph.
+        let plan_opts = PlanOptions {
+            budget_ms: a.plan_ms,
+            max_states: a.plan_states,
+            ..PlanOptions::default()
+        };
+        let p0 = cpu_ms();
+        let plan = match peakorder::plan(&g, &plan_opts, &CpuClock) {
             Ok(p) => p,
             Err(_) => continue,
         };
+        let plan_ms = cpu_ms() - p0;
         let mut opts = LayoutOptions::default();
         if let Some(b) = a.budget_ms {
             opts.budget_ms = Some(b);
@@ -169,21 +209,14 @@ fn graphs(a: &Args) {
         let ratio = l.arena_bytes as f64 / l.peak_bytes.max(1) as f64;
         total += 1;
         // Where the planned order's arena is above its peak: the order search at the same peak
-        // (plan_and_layout, slack 0), as `peakorder layout` runs it; its arena / planned peak.
+        // (layout_planned, slack 0) of the same planned order, as `peakorder layout` runs it; its arena / planned peak.
         let joint = if l.arena_bytes == l.peak_bytes {
             exact += 1;
             joint_exact += 1;
             String::from("-")
         } else {
-            let j = plan_and_layout(
-                &g,
-                &PlanOptions::default(),
-                &opts,
-                0.0,
-                &CpuClock,
-                &Hooks::default(),
-            )
-            .expect("plan and layout");
+            let j = layout_planned(&g, &plan, &opts, 0.0, &CpuClock, &Hooks::default())
+                .expect("plan and layout");
             if j.arena_bytes == plan.peak_bytes {
                 joint_exact += 1;
             }
@@ -201,7 +234,7 @@ fn graphs(a: &Args) {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         println!(
-            "{:<48} {:>6} {:>7} {:>13} {:>13} {:>8.4} {:>8} {:>9.2} {:>8}",
+            "{:<48} {:>6} {:>7} {:>13} {:>13} {:>8.4} {:>8} {:>9.2} {:>8} {:>9.1}",
             name,
             g.num_ops(),
             l.buffers.len(),
@@ -210,7 +243,8 @@ fn graphs(a: &Args) {
             ratio,
             l.optimal,
             median(times),
-            joint
+            joint,
+            plan_ms
         );
     }
     println!(

@@ -58,7 +58,12 @@ enum Key {
     Width,
     Area,
     Total,
+    /// Lower offset in a known layout first (a warm start, [`Solver::seed`]).
+    Seed,
 }
+
+/// The seeded preorder: the incumbent's offsets, then its larger buffers.
+const SEEDED: [Key; 3] = [Key::Seed, Key::Area, Key::Width];
 
 /// Counts search nodes across calls, against the budget's `max_states`.
 pub struct Nodes {
@@ -69,6 +74,8 @@ pub struct Nodes {
 /// The exact search of one group (sizes > 0), ready to answer decision questions.
 pub struct Solver {
     instances: Vec<Instance>,
+    /// The preorder of a known layout, tried first when set ([`Solver::seed`]).
+    seeded: Option<Instance>,
     largest: u64,
     densest: u64,
 }
@@ -87,14 +94,33 @@ impl Solver {
         Solver {
             instances: PREORDERS
                 .iter()
-                .map(|keys| Instance::new(bufs, overlaps, &sections, &section_total, keys))
+                .map(|keys| Instance::new(bufs, overlaps, &sections, &section_total, keys, &[]))
                 .collect(),
+            seeded: None,
             largest: bufs.iter().map(|b| b.size).max().unwrap_or(0),
             densest: section_total.iter().copied().max().unwrap_or(0),
         }
     }
 
-    /// One round: each preorder in turn with at most `limit` nodes (MiniMalloc's round robin).
+    /// Adds (or replaces) a preorder taken from a known layout of the same buffers, `offsets`
+    /// (one per buffer): buffers by offset, lowest first, so that the search's first descent
+    /// rebuilds about that layout and its backtracking starts among the buffers at its top,
+    /// the ones that reach above the target. It is tried before the static preorders; the
+    /// search stays complete whatever the preorder.
+    pub fn seed(&mut self, bufs: &[Buffer], overlaps: &Overlaps, offsets: &[u64]) {
+        if offsets.len() != bufs.len() || bufs.is_empty() {
+            return;
+        }
+        let positions: Vec<u32> = (0..bufs.len() as u32).collect();
+        let sections = Sections::cliques(bufs, &positions);
+        let total = self.instances[0].total.clone();
+        self.seeded = Some(Instance::new(
+            bufs, overlaps, &sections, &total, &SEEDED, offsets,
+        ));
+    }
+
+    /// One round: the seeded preorder (if any) and each static preorder in turn with at most
+    /// `limit` nodes (MiniMalloc's round robin).
     pub fn round(&self, capacity: u64, limit: u64, budget: &Budget, nodes: &mut Nodes) -> Outcome {
         if self.instances[0].size.is_empty() {
             return Outcome::Found(Vec::new());
@@ -102,7 +128,7 @@ impl Solver {
         if self.largest > capacity || self.densest > capacity {
             return Outcome::Infeasible;
         }
-        for inst in &self.instances {
+        for inst in self.seeded.iter().chain(&self.instances) {
             let mut search = Search::new(inst, capacity);
             match search.run(budget, nodes, limit) {
                 Run::Found => {
@@ -157,6 +183,9 @@ struct Instance {
     cut: Vec<u32>,
     width: Vec<u64>,
     area: Vec<u128>,
+    /// Per rank: `u64::MAX` minus its offset in the seed layout (0 when unseeded), so that
+    /// larger-first sorting puts lower offsets first.
+    seed: Vec<u64>,
     keys: [Key; 3],
 }
 
@@ -167,6 +196,7 @@ impl Instance {
         sections: &Sections,
         section_total: &[u64],
         keys: &[Key; 3],
+        seed: &[u64],
     ) -> Instance {
         let n = bufs.len();
         let width = |i: usize| bufs[i].upper - bufs[i].lower;
@@ -178,11 +208,13 @@ impl Instance {
                 .max()
                 .unwrap_or(0)
         };
+        let seed_key = |i: usize| seed.get(i).map_or(0, |&o| u64::MAX - o);
         let key = |i: usize, k: Key| -> u128 {
             match k {
                 Key::Width => width(i) as u128,
                 Key::Area => area(i),
                 Key::Total => total(i) as u128,
+                Key::Seed => seed_key(i) as u128,
             }
         };
         let mut pos: Vec<u32> = (0..n as u32).collect();
@@ -236,6 +268,7 @@ impl Instance {
         }
         let width = pos.iter().map(|&p| width(p as usize)).collect();
         let area = pos.iter().map(|&p| area(p as usize)).collect();
+        let seed = pos.iter().map(|&p| seed_key(p as usize)).collect();
         Instance {
             pos,
             size,
@@ -249,6 +282,7 @@ impl Instance {
             cut,
             width,
             area,
+            seed,
             keys: *keys,
         }
     }
@@ -555,6 +589,7 @@ impl<'a> Search<'a> {
                         .copied()
                         .max()
                         .unwrap_or(0) as u128,
+                    Key::Seed => inst.seed[r] as u128,
                 }
             };
             let keys = inst.keys;

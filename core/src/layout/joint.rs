@@ -14,10 +14,11 @@ use std::collections::HashSet;
 use super::api::layout_within;
 use super::options::LayoutOptions;
 use super::output::{Layout, OrderSearch};
+use super::reorder;
 use crate::budget::{Budget, Clock};
 use crate::error::Error;
 use crate::graph::Graph;
-use crate::plan::{plan_hooked, run_method, Hooks, Method, PlanOptions};
+use crate::plan::{plan_hooked, run_method, Hooks, Method, Plan, PlanOptions};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
@@ -62,6 +63,21 @@ pub fn plan_and_layout<'a>(
     hooks: &Hooks<'a>,
 ) -> Result<Layout, Error> {
     let plan = plan_hooked(g, plan_opts, clock, hooks)?;
+    layout_planned(g, &plan, opts, slack, clock, hooks)
+}
+
+/// As [`plan_and_layout`], for a plan already made (its order, peak and method): the planned
+/// order is laid out, and other orders within `slack` of its peak are tried when it does not
+/// fit its peak.
+pub fn layout_planned<'a>(
+    g: &Graph,
+    plan: &Plan,
+    opts: &LayoutOptions,
+    slack: f64,
+    clock: &'a dyn Clock,
+    hooks: &Hooks<'a>,
+) -> Result<Layout, Error> {
+    let planned_method: Method = plan.method.parse().unwrap_or(Method::Auto);
     let start = clock.now_ms();
     let deadline = opts.budget_ms.map(|ms| start + ms);
     let budget_until = |until: Option<f64>| {
@@ -86,8 +102,30 @@ pub fn plan_and_layout<'a>(
     // another order.
     let fits = |l: &Layout| l.arena_bytes <= l.aligned_peak_bytes;
     if !fits(&best) {
+        // First the moves aimed at the buffers above the peak (half of what is left), then the
+        // best order they reach laid out in full (half of the rest).
+        let now = clock.now_ms();
+        let aimed = reorder::search(
+            g,
+            &plan.order_ix,
+            opts.align,
+            limit,
+            &budget_until(deadline.map(|d| now + (d - now).max(0.0) / 2.0)),
+        );
+        search.orders_tried += aimed.tried;
+        if aimed.order != plan.order_ix && aimed.arena < best.arena_bytes {
+            let now = clock.now_ms();
+            let share = deadline.map(|d| now + (d - now).max(0.0) / 2.0);
+            let l = layout_within(g, &aimed.order, opts, &budget_until(share), start)?;
+            if (l.arena_bytes, l.peak_bytes) < (best.arena_bytes, best.peak_bytes) {
+                best = l;
+                search.changed = true;
+            }
+        }
+    }
+    if !fits(&best) {
         let whole = budget_until(deadline);
-        let candidates = other_orders(g, &plan.order_ix, plan_opts.method, limit, &whole);
+        let candidates = other_orders(g, &plan.order_ix, planned_method, limit, &whole);
         let n = candidates.len();
         for (k, order) in candidates.into_iter().enumerate() {
             if whole.expired() {

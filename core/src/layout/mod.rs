@@ -27,10 +27,12 @@ pub mod options;
 pub mod output;
 pub mod overlaps;
 pub mod problem;
+pub mod reorder;
 pub mod skyline;
 pub mod solve;
+pub mod stacked;
 
 pub use api::{layout, layout_hooked, layout_intervals};
-pub use joint::{plan_and_layout, plan_then_layout, PLAN_SHARE};
+pub use joint::{layout_planned, plan_and_layout, plan_then_layout, PLAN_SHARE};
 pub use options::{LayoutMethod, LayoutOptions, DEFAULT_BUDGET_MS};
 pub use output::{BufferRow, IdOffsets, IntervalLayout, IntervalRow, Layout, OrderSearch};

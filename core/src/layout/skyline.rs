@@ -94,6 +94,20 @@ pub fn place_by(
     reversed: bool,
     edges: bool,
 ) -> (Vec<u64>, u64) {
+    place_on(bufs, prio, reversed, edges, &[])
+}
+
+/// As [`place_by`], with the buffers `stack` (indices, each lifetime inside the one before it,
+/// all sharing an end: those live from the first time, longest first, or those live to the last
+/// time, earliest born first) placed first, one on another from offset 0; the greedy fills the
+/// rest on top of that staircase ([`super::stacked`]).
+pub fn place_on(
+    bufs: &[Buffer],
+    prio: &[(u128, u128)],
+    reversed: bool,
+    edges: bool,
+    stack: &[u32],
+) -> (Vec<u64>, u64) {
     let mut off = vec![0u64; bufs.len()];
     let end = bufs.iter().map(|b| b.upper).max().unwrap_or(0);
     // Reversed time maps [lower, upper) to [end - upper, end - lower): overlaps are unchanged.
@@ -120,6 +134,23 @@ pub fn place_by(
     }
     let mut sky = Skyline::new(t0, t1);
     let mut height = 0u64;
+    let mut outer = (t0, t1);
+    for &i in stack {
+        let b = &bufs[i as usize];
+        let (l, u) = span(b);
+        // Nested lifetimes only: [l, u) must lie inside the segment the previous one raised
+        // (any other is left to the greedy).
+        if b.size == 0 || l < outer.0 || u > outer.1 || !unplaced.remove(&(l, i)) {
+            continue;
+        }
+        outer = (l, u);
+        off[i as usize] = height;
+        height += b.size;
+        sky.raise(l, u, height);
+    }
+    if unplaced.is_empty() {
+        return (off, height);
+    }
     while let Some((s, e, h)) = sky.lowest() {
         let mut best: Option<((u8, Prio), u32)> = None;
         for &(l, i) in unplaced.range((s, 0)..(e, 0)) {
