@@ -312,7 +312,8 @@ impl CutNetwork {
                 }
             }
         }
-        // Local node numbers: free ops first, then shared storages, then source and sink.
+        // Local node numbers: free ops first, then source and sink, then a node per shared
+        // storage as it is found (`Network::add_node`).
         local.clear();
         local.resize(n, u32::MAX);
         free.clear();

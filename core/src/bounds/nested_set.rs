@@ -125,13 +125,27 @@ pub fn nested_set_bound(
                 break;
             }
             // Only the ends of the group: the others run before (after) one of them.
+            // Each end is a walk over part of the graph, and a group can hold thousands of
+            // ops: the clock is read before each.
             inner.iter().for_each(|&a| mark[a as usize] = true);
-            let ends: Vec<OpIx> = inner
-                .iter()
-                .copied()
-                .filter(|&a| !reaches_marked(net, a, set.end, &mark, &mut stack))
-                .collect();
+            let mut ends: Vec<OpIx> = Vec::new();
+            let mut stopped = false;
+            for &a in &inner {
+                if stop() {
+                    stopped = true;
+                    break;
+                }
+                if !reaches_marked(net, a, set.end, &mark, &mut stack) {
+                    ends.push(a);
+                }
+            }
             inner.iter().for_each(|&a| mark[a as usize] = false);
+            if stopped {
+                return NestedSet {
+                    complete: false,
+                    ..out
+                };
+            }
             let mut group_least = u64::MAX;
             for &a in &ends {
                 let others: Vec<OpIx> = ends.iter().copied().filter(|&b| b != a).collect();
