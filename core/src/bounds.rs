@@ -12,6 +12,7 @@
 //! follow).
 
 pub mod branching;
+pub mod cases;
 pub mod cut;
 pub mod either_side;
 pub mod first_free;

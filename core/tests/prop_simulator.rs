@@ -104,26 +104,11 @@ fn naive_simulate(spec: &GraphSpec, order: &[String]) -> (u64, Vec<(u64, u64)>) 
 
 /// A random topological order, picking among ready ops by `picks`.
 fn random_topo(g: &Graph, picks: &[usize]) -> Vec<OpIx> {
-    let n = g.num_ops();
-    let mut missing: Vec<usize> = (0..n as OpIx).map(|v| g.preds(v).len()).collect();
-    let mut ready: Vec<OpIx> = (0..n as OpIx)
-        .filter(|&v| missing[v as usize] == 0)
-        .collect();
-    let mut order = Vec::new();
     let mut k = 0;
-    while !ready.is_empty() {
-        let i = picks.get(k).copied().unwrap_or(0) % ready.len();
+    common::topo_order_by(g, |_| {
         k += 1;
-        let v = ready.swap_remove(i);
-        order.push(v);
-        for &w in g.succs(v) {
-            missing[w as usize] -= 1;
-            if missing[w as usize] == 0 {
-                ready.push(w);
-            }
-        }
-    }
-    order
+        picks.get(k - 1).copied().unwrap_or(0)
+    })
 }
 
 proptest! {

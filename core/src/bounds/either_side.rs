@@ -28,6 +28,7 @@
 use crate::graph::Graph;
 use crate::OpIx;
 
+use super::cases::{least_case, Case};
 use super::cut::CutNetwork;
 use super::first_free::Hint;
 
@@ -248,7 +249,7 @@ pub fn either_side_bound(
         flows: 0,
         hint: None,
     };
-    'splits: for k in by_upper {
+    for k in by_upper {
         if best.bytes >= cap || split_upper[k] <= best.bytes {
             break;
         }
@@ -258,59 +259,40 @@ pub fn either_side_bound(
         }
         let s = &splits[k];
         let others = &s.others[..];
-        let upper_k = split_upper[k];
         let mut alts: Vec<usize> = (0..2 * others.len()).collect();
         let op_of = |i: usize| if i % 2 == 0 { s.op } else { others[i / 2] };
         alts.sort_by_key(|&i| upper[op_of(i) as usize]);
+        let fill = |i: usize, before: &mut Vec<OpIx>, after: &mut Vec<OpIx>| {
+            let (x, b, a) = alternative(s.side, s.op, others, i);
+            before.extend(b);
+            after.extend(a);
+            x
+        };
         // Each alternative's value may be capped at the split's upper bound (the least of them
         // is at most that) and at `cap`.
-        let cap2 = cap.min(upper_k);
-        let cap1 = best.bytes.saturating_add(1).min(cap2);
-        let mut least = u64::MAX;
-        let mut least_hint: Option<Hint> = None;
-        let mut probed = false;
-        for i in alts {
-            if stop() {
+        let cap_k = cap.min(split_upper[k]);
+        match least_case(
+            g,
+            net,
+            &alts,
+            fill,
+            best.bytes,
+            cap_k,
+            &mut best.flows,
+            stop,
+        ) {
+            Case::Stopped => {
                 best.complete = false;
-                break 'splits;
+                break;
             }
-            let (x, before, after) = alternative(s.side, s.op, others, i);
-            let c = if probed { cap2 } else { cap1 };
-            let probe = net.during_between(g, x, &before, &after, c, stop);
-            best.flows += 1;
-            if !probe.finished {
-                best.complete = false;
-                break 'splits;
-            }
-            if probe.bytes == u64::MAX {
-                continue; // no order takes this alternative
-            }
-            if probe.bytes <= best.bytes {
-                continue 'splits; // this split cannot beat the best
-            }
-            let mut downset = probe.before;
-            let exact = if probed || cap1 >= cap2 {
-                probe.bytes.min(cap2)
-            } else {
-                best.flows += 1;
-                let exact = net.during_between(g, x, &before, &after, cap2, stop);
-                if !exact.finished {
-                    best.complete = false;
-                    break 'splits;
+            Case::NoBetter => {}
+            Case::Least(least, hint) => {
+                if least != u64::MAX && least > best.bytes {
+                    best.bytes = least;
+                    best.split = Some(s.clone());
+                    best.hint = hint;
                 }
-                downset = exact.before;
-                exact.bytes
-            };
-            probed = true;
-            if exact < least {
-                least = exact;
-                least_hint = downset.map(|d| (x, d));
             }
-        }
-        if least != u64::MAX && least > best.bytes {
-            best.bytes = least;
-            best.split = Some(s.clone());
-            best.hint = least_hint;
         }
     }
     best

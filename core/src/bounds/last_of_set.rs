@@ -30,6 +30,7 @@
 use crate::graph::Graph;
 use crate::OpIx;
 
+use super::cases::{least_case, Case};
 use super::cut::CutNetwork;
 use super::first_free::Hint;
 
@@ -286,71 +287,47 @@ pub fn last_of_set_bound(
         flows: 0,
         hint: None,
     };
-    let mut rest: Vec<OpIx> = Vec::new();
-    'sets: for k in by_upper {
+    for k in by_upper {
         let s = &sets[k];
         if best.bytes >= cap || set_upper[k] <= best.bytes {
             break;
         }
-        let mut xs = s.ops.clone();
-        xs.sort_by_key(|&x| upper[x as usize]);
-        // The least over the ops that can be last, each value capped at `cap`.
-        // The set's bound is at most its upper bound, so each value may be capped there.
-        let cap2 = cap.min(set_upper[k]);
-        let cap1 = best.bytes.saturating_add(1).min(cap2);
-        let mut least = u64::MAX;
-        let mut least_hint: Option<Hint> = None;
-        let mut probed = false;
-        for &x in &xs {
-            if stop() {
-                best.complete = false;
-                break 'sets;
-            }
-            rest.clear();
+        // The least over the ops that can be last (first), each value capped at `cap` and at
+        // the set's upper bound (the set's bound is at most that).
+        let fill = |i: usize, before: &mut Vec<OpIx>, after: &mut Vec<OpIx>| {
+            let x = s.ops[i];
+            let rest = match s.end {
+                End::Last => before,
+                End::First => after,
+            };
             rest.extend(s.ops.iter().copied().filter(|&y| y != x));
-            let (before, after): (&[OpIx], &[OpIx]) = match s.end {
-                End::Last => (&rest, &[]),
-                End::First => (&[], &rest),
-            };
-            // The first op only asks whether the set can beat the best (a flow capped just
-            // above it is cheap); once one op has, the others' values are computed at once.
-            let c = if probed { cap2 } else { cap1 };
-            let probe = net.during_between(g, x, before, after, c, stop);
-            best.flows += 1;
-            if !probe.finished {
+            x
+        };
+        let mut by_op: Vec<usize> = (0..s.ops.len()).collect();
+        by_op.sort_by_key(|&i| upper[s.ops[i] as usize]);
+        let cap_k = cap.min(set_upper[k]);
+        match least_case(
+            g,
+            net,
+            &by_op,
+            fill,
+            best.bytes,
+            cap_k,
+            &mut best.flows,
+            stop,
+        ) {
+            Case::Stopped => {
                 best.complete = false;
-                break 'sets;
+                break;
             }
-            let cut = probe.bytes;
-            if cut == u64::MAX {
-                continue; // another op of the set must follow (precede) x: x is never last (first)
-            }
-            if cut <= best.bytes {
-                continue 'sets; // at or under the best: this set cannot beat it
-            }
-            let mut downset = probe.before;
-            let exact = if probed || cap1 >= cap2 {
-                cut.min(cap2)
-            } else {
-                best.flows += 1;
-                let exact = net.during_between(g, x, before, after, cap2, stop);
-                if !exact.finished {
-                    best.complete = false;
-                    break 'sets;
+            Case::NoBetter => {}
+            Case::Least(least, hint) => {
+                if least != u64::MAX && least > best.bytes {
+                    best.bytes = least;
+                    best.set = Some(s.clone());
+                    best.hint = hint;
                 }
-                downset = exact.before;
-                exact.bytes
-            };
-            probed = true;
-            if exact < least {
-                least = exact;
-                least_hint = downset.map(|d| (x, d));
             }
-        }
-        if least != u64::MAX && least > best.bytes {
-            best.bytes = least;
-            best.set = Some(s.clone());
-            best.hint = least_hint;
         }
     }
     best

@@ -166,13 +166,19 @@ pub fn sp_net(ops: RangeInclusive<usize>) -> BoxedStrategy<Case> {
 /// A random valid order of `g` (a seeded topological sort).
 pub fn random_order(g: &Graph, seed: u64) -> Vec<peakorder::OpIx> {
     let mut rng = peakorder::generators::Rng::new(seed);
+    topo_order_by(g, |ready| rng.range(0, ready as u64 - 1) as usize)
+}
+
+/// A topological order of `g` that runs, at each step, the ready op `pick(#ready)` (taken
+/// modulo the number ready).
+pub fn topo_order_by(g: &Graph, mut pick: impl FnMut(usize) -> usize) -> Vec<peakorder::OpIx> {
     let mut missing: Vec<usize> = (0..g.num_ops() as u32).map(|v| g.preds(v).len()).collect();
     let mut ready: Vec<u32> = (0..g.num_ops() as u32)
         .filter(|&v| missing[v as usize] == 0)
         .collect();
     let mut order = Vec::new();
     while !ready.is_empty() {
-        let k = rng.range(0, ready.len() as u64 - 1) as usize;
+        let k = pick(ready.len()) % ready.len();
         let v = ready.swap_remove(k);
         order.push(v);
         for &w in g.succs(v) {
