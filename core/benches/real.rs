@@ -1,7 +1,7 @@
 //! The real-graph corpus (docs/real-graphs.md): `auto` at the default budget and at 10 s, its
 //! lower bound, gap and proof, and `auto` against the peers (min of Inductor's and XLA's).
 //!
-//! `cargo bench -p peakorder --bench real -- [--dir DIR] [--long] [--only SUBSTR] [--check]`
+//! `cargo bench -p peakorder --bench real -- [--dir DIR] [--long] [--budget-ms N] [--only SUBSTR] [--check]`
 //!
 //! DIR defaults to `$PEAKORDER_CORPUS`, else `target/corpus` (made by scripts/corpus/build.sh).
 //! `--long` adds the 10 s column (about 20 minutes on the 116 graphs). The deadlines and
@@ -87,6 +87,10 @@ fn main() {
     let mut budgets = vec![default_ms];
     if long {
         budgets.push(10_000.0);
+    }
+    // `--budget-ms N`: one more column at N ms (a proof's time between the two).
+    if let Some(ms) = value("--budget-ms") {
+        budgets.push(ms.parse().expect("--budget-ms takes a number of ms"));
     }
     let mut header = "| graph | ops |".to_string();
     let mut rule = "|---|---:|".to_string();

@@ -34,7 +34,7 @@ use crate::simulate::peak_of;
 use crate::OpIx;
 
 use super::cut::{cut_bound_known, during_in, has, to_bits, CutNetwork, Known};
-use super::last_of_set::{candidate_sets, last_of_set_bound, End};
+use super::last_of_set::{candidate_sets_until, last_of_set_bound, End};
 
 /// A child repairs the search's start orders to bound its cuts (see
 /// [`Search::repaired_upper`]) when more ops than this (or a quarter of the graph's) are above
@@ -697,7 +697,8 @@ impl<'g> Search<'g> {
             if self.floor < self.best_peak && !stop() && !(limits.sets_stop)() {
                 // The last-of-set bound holds for the whole graph, so it floors every node.
                 let net = CutNetwork::new(g, &[]);
-                let sets = candidate_sets(g, &net);
+                let sets_stop = || stop() || (limits.sets_stop)();
+                let (sets, listed) = candidate_sets_until(g, &net, &sets_stop);
                 // Each order costs a simulation: the two best and three more bound the sets
                 // well.
                 let top = self
@@ -707,7 +708,6 @@ impl<'g> Search<'g> {
                 let mut orders = vec![&self.best[..]];
                 orders.extend(top.map(|n| &n.0.order[..]));
                 orders.extend(self.others.iter().map(|o| &o[..]));
-                let sets_stop = || stop() || (limits.sets_stop)();
                 let los = last_of_set_bound(
                     g,
                     &net,
@@ -747,7 +747,7 @@ impl<'g> Search<'g> {
                 // Cut short, the scan runs again in the next run (sets that could not beat
                 // the bound then are dismissed by a cheap capped flow); branching gets the
                 // rest of this one.
-                self.sets_done = los.complete;
+                self.sets_done = los.complete && listed;
             }
             self.root_bound = self.root_bound.max(self.floor);
         }

@@ -80,6 +80,19 @@ const MAX_ALIKE_GROUPS: usize = 64;
 /// deduplicated, largest total output first; and the heavy ops at halving thresholds (last of
 /// the set).
 pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
+    candidate_sets_until(g, net, &|| false).0
+}
+
+/// [`candidate_sets`], reading `stop()` before each pass over the graph (a heavy-op threshold,
+/// an alike group's two ends: 64 groups on a 4,000-op graph take a few ms); true with the sets
+/// when every pass ran. Cut short, the sets made so far are still candidates (any set is
+/// sound), fewer of them.
+pub fn candidate_sets_until(
+    g: &Graph,
+    net: &CutNetwork,
+    stop: &dyn Fn() -> bool,
+) -> (Vec<OpSet>, bool) {
+    let mut complete = true;
     let mut sets: Vec<OpSet> = Vec::new();
     let mut add = |end: End, ops: &[OpIx]| {
         let mut ops = ops.to_vec();
@@ -141,6 +154,10 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
         if theta == 0 {
             break;
         }
+        if stop() {
+            complete = false;
+            break;
+        }
         // Only the heavy ops with no heavy descendant: the others run before one of those, so
         // before the last, and the set's bound is the same with fewer ops to try.
         let mut below = vec![false; n as usize];
@@ -178,6 +195,10 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
     let mut mark = vec![false; n as usize];
     let mut reach = vec![false; n as usize];
     for ops in &kinds {
+        if !complete || stop() {
+            complete = false;
+            break;
+        }
         for &v in ops {
             mark[v as usize] = true;
         }
@@ -213,7 +234,7 @@ pub fn candidate_sets(g: &Graph, net: &CutNetwork) -> Vec<OpSet> {
             .fold(0, u64::saturating_add)
     };
     sets.sort_by_key(|s| std::cmp::Reverse(weight(s)));
-    sets
+    (sets, complete)
 }
 
 /// The groups of alike ops of `g` (with `net`'s arcs): as many predecessors, successors,
