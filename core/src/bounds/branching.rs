@@ -80,6 +80,8 @@ struct Node {
     arcs: Vec<(OpIx, OpIx)>,
     bound: u64,
     order: Vec<OpIx>,
+    /// The peak of `order`.
+    peak: u64,
     /// The cuts computed for this node (each exact while its downset stays one).
     known: Vec<(OpIx, Known)>,
     /// Orders that bound its children's cuts (see [`Search::repaired_upper`]).
@@ -90,6 +92,9 @@ struct Node {
 #[derive(Clone)]
 struct Bounder {
     order: Rc<Vec<OpIx>>,
+    /// The memory while each op runs in `order` (by op), and its peak.
+    during: Rc<Vec<u64>>,
+    peak: u64,
     keeps: usize,
 }
 
@@ -122,19 +127,26 @@ fn reaches(net: &CutNetwork, u: OpIx, v: OpIx, seen: &mut [bool]) -> bool {
     false
 }
 
-/// `order` changed so that `x` runs before `y` (keeping every arc of `net`, which holds
-/// `x -> y`): the better of moving y (and what depends on it) after x, or x (and what it
-/// depends on) before y.
-fn repair(g: &Graph, net: &CutNetwork, order: &[OpIx], x: OpIx, y: OpIx) -> Vec<OpIx> {
-    let n = order.len();
-    let mut pos = vec![0usize; n];
+fn positions(order: &[OpIx]) -> Vec<usize> {
+    let mut pos = vec![0usize; order.len()];
     for (i, &v) in order.iter().enumerate() {
         pos[v as usize] = i;
     }
-    let (px, py) = (pos[x as usize], pos[y as usize]);
-    if px < py {
-        return order.to_vec();
-    }
+    pos
+}
+
+/// The two repairs of `order` (y at `py` before x at `px`) for the arc x -> y (keeping every
+/// arc of `net`, which holds it): y and what depends on it moved right after x, or x and what
+/// it depends on moved right before y.
+fn candidates(
+    net: &CutNetwork,
+    order: &[OpIx],
+    py: usize,
+    px: usize,
+    x: OpIx,
+    y: OpIx,
+) -> (Vec<OpIx>, Vec<OpIx>) {
+    let n = order.len();
     // Ops between y and x (inclusive) that depend on y: they move right after x.
     let mut later = vec![false; n];
     later[y as usize] = true;
@@ -161,30 +173,85 @@ fn repair(g: &Graph, net: &CutNetwork, order: &[OpIx], x: OpIx, y: OpIx) -> Vec<
     b.extend(order[py..=px].iter().filter(|&&v| earlier[v as usize]));
     b.extend(order[py..=px].iter().filter(|&&v| !earlier[v as usize]));
     b.extend_from_slice(&order[px + 1..]);
-    if peak_of(g, &a) <= peak_of(g, &b) {
-        a
-    } else {
-        b
-    }
+    (a, b)
 }
 
-/// `order` repaired (see [`repair`]) to keep every arc of `arcs` (all of them in `net`).
-fn repaired(g: &Graph, net: &CutNetwork, order: &[OpIx], arcs: &[Arc]) -> Vec<OpIx> {
-    let mut o = order.to_vec();
-    let mut pos = vec![0usize; o.len()];
-    let index = |o: &[OpIx], pos: &mut [usize]| {
-        for (i, &v) in o.iter().enumerate() {
-            pos[v as usize] = i;
-        }
+/// `order` changed so that `x` runs before `y`: the better of the two [`candidates`], given
+/// the memory while each op runs in `order` (`during`, by op, as [`during_in`] has it); the
+/// repaired order, the same for it, and its peak. The two
+/// candidates differ from `order` only between y and x, and after the same ops the same
+/// storages are live, so only that stretch is simulated (from the state before y, once) and
+/// every other op keeps its value: one partial simulation instead of three whole ones.
+fn repair_during(
+    g: &Graph,
+    net: &CutNetwork,
+    order: &[OpIx],
+    during: &[u64],
+    x: OpIx,
+    y: OpIx,
+) -> (Vec<OpIx>, Vec<u64>, u64) {
+    let pos = positions(order);
+    let (px, py) = (pos[x as usize], pos[y as usize]);
+    let (lo, hi) = (px.min(py), px.max(py));
+    let rest = order[..lo]
+        .iter()
+        .chain(&order[hi + 1..])
+        .map(|&v| during[v as usize])
+        .fold(g.inputs_bytes(), u64::max);
+    if px < py {
+        let peak = order[lo..=hi]
+            .iter()
+            .map(|&v| during[v as usize])
+            .fold(rest, u64::max);
+        return (order.to_vec(), during.to_vec(), peak);
+    }
+    let (a, b) = candidates(net, order, py, px, x, y);
+    let mut start = crate::simulate::MemState::new(g);
+    for &v in &order[..py] {
+        start.run(v);
+    }
+    let stretch = |o: &[OpIx]| -> (Vec<u64>, u64) {
+        let mut st = start.clone();
+        let d: Vec<u64> = o[py..=px].iter().map(|&v| st.run(v).0).collect();
+        let peak = d.iter().copied().fold(rest, u64::max);
+        (d, peak)
     };
-    index(&o, &mut pos);
-    for &(a, b) in arcs {
-        if pos[a as usize] > pos[b as usize] {
-            o = repair(g, net, &o, a, b);
-            index(&o, &mut pos);
+    let ((da, pa), (db, pb)) = (stretch(&a), stretch(&b));
+    let (o, d, p) = if pa <= pb { (a, da, pa) } else { (b, db, pb) };
+    let mut out = during.to_vec();
+    for (&v, &dv) in o[py..=px].iter().zip(&d) {
+        out[v as usize] = dv;
+    }
+    (o, out, p)
+}
+
+/// `b`'s order repaired (see [`repair_during`]) to keep every arc of `arcs` (all of them in `net`),
+/// with its memory by op and its peak (see [`repair_during`]).
+fn repaired(g: &Graph, net: &CutNetwork, b: &Bounder, arcs: &[Arc]) -> Bounder {
+    let mut pos = positions(&b.order);
+    let mut out: Option<(Vec<OpIx>, Vec<u64>, u64)> = None;
+    for &(x, y) in arcs {
+        if pos[x as usize] > pos[y as usize] {
+            let (o, d) = out
+                .as_ref()
+                .map_or((&b.order[..], &b.during[..]), |(o, d, _)| (&o[..], &d[..]));
+            let next = repair_during(g, net, o, d, x, y);
+            pos = positions(&next.0);
+            out = Some(next);
         }
     }
-    o
+    match out {
+        Some((o, d, p)) => Bounder {
+            order: Rc::new(o),
+            during: Rc::new(d),
+            peak: p,
+            keeps: arcs.len(),
+        },
+        None => Bounder {
+            keeps: arcs.len(),
+            ..b.clone()
+        },
+    }
 }
 
 /// Two cuts (a, D_a), (b, D_b) can both hold in one order only if one downset, with its op,
@@ -317,6 +384,7 @@ fn evaluate(
     g: &Graph,
     arcs: Vec<(OpIx, OpIx)>,
     order: Vec<OpIx>,
+    peak: u64,
     upper: Vec<u64>,
     inherited: Vec<(OpIx, Known)>,
     floor: u64,
@@ -333,7 +401,7 @@ fn evaluate(
     let bound = c.bytes;
     let mut cuts = c.cuts;
     let mut order = order;
-    let mut peak = peak_of(g, &order);
+    let mut peak = peak;
     let mut pair = None;
     let mut complete = c.complete;
     if complete {
@@ -349,7 +417,8 @@ fn evaluate(
             }
             let o = realize(&order, &cuts);
             let d = during_in(g, &o);
-            let p = peak_of(g, &o);
+            // The peak, as `peak_of` has it, from the same simulation.
+            let p = d.iter().copied().fold(g.inputs_bytes(), u64::max);
             if p < peak {
                 (order, peak) = (o.clone(), p);
             }
@@ -412,6 +481,7 @@ fn evaluate(
             arcs,
             bound,
             order,
+            peak,
             known,
             bounders: Vec::new(),
         },
@@ -456,7 +526,7 @@ fn node_bytes(node: &Node) -> u64 {
     let bounders: usize = node
         .bounders
         .iter()
-        .map(|b| 16 + b.order.len() * 4 / Rc::strong_count(&b.order))
+        .map(|b| 24 + b.order.len() * 12 / Rc::strong_count(&b.order))
         .sum();
     (node.order.len() * 4 + node.arcs.len() * 8 + bounders) as u64
         + node.known.len() as u64 * (32 + 8 * words)
@@ -541,20 +611,25 @@ impl<'g> Search<'g> {
         floor: (u64, BoundKind),
     ) -> Search<'g> {
         // Every known order bounds each op's cut from above: the tighter, the fewer flows.
-        let mut upper = during_in(g, &incumbent);
-        for o in others {
-            for (u, d) in upper.iter_mut().zip(during_in(g, o)) {
+        let bounders: Vec<Bounder> = std::iter::once(&incumbent[..])
+            .chain(others.iter().copied())
+            .map(|o| {
+                let during = during_in(g, o);
+                Bounder {
+                    order: Rc::new(o.to_vec()),
+                    peak: during.iter().copied().fold(g.inputs_bytes(), u64::max),
+                    during: Rc::new(during),
+                    keeps: 0,
+                }
+            })
+            .collect();
+        let mut upper = bounders[0].during.to_vec();
+        for b in &bounders[1..] {
+            for (u, &d) in upper.iter_mut().zip(b.during.iter()) {
                 *u = (*u).min(d);
             }
         }
         let kept = others.iter().take(2).copied().map(|o| o.to_vec()).collect();
-        let bounders = std::iter::once(&incumbent[..])
-            .chain(others.iter().copied())
-            .map(|o| Bounder {
-                order: Rc::new(o.to_vec()),
-                keeps: 0,
-            })
-            .collect();
         let mut s = Search {
             g,
             best_peak: peak_of(g, &incumbent),
@@ -587,6 +662,11 @@ impl<'g> Search<'g> {
     /// Takes `order` (a topological order of the graph) as the incumbent if it is lower.
     pub fn offer(&mut self, order: &[OpIx]) {
         let p = peak_of(self.g, order);
+        self.offer_peak(order, p);
+    }
+
+    /// [`Search::offer`] with `order`'s peak, known already.
+    fn offer_peak(&mut self, order: &[OpIx], p: u64) {
         if p < self.best_peak {
             self.best_peak = p;
             self.best = order.to_vec();
@@ -663,13 +743,14 @@ impl<'g> Search<'g> {
                 g,
                 Vec::new(),
                 self.best.clone(),
+                self.best_peak,
                 upper,
                 inherited,
                 self.floor,
                 &mut self.flows,
                 stop,
             );
-            self.offer(&root.node.order);
+            self.offer_peak(&root.node.order, root.node.peak);
             if !root.complete {
                 // Cut short, the largest cut so far is still a bound; the cuts found so far
                 // are the next run's start.
@@ -869,24 +950,21 @@ impl<'g> Search<'g> {
         let own = upper.to_vec();
         let mut kept = Vec::with_capacity(parent.len());
         for b in parent {
-            let o = if b.keeps < arcs.len() {
-                Rc::new(repaired(g, net, &b.order, &arcs[b.keeps..]))
+            let r = if b.keeps < arcs.len() {
+                repaired(g, net, b, &arcs[b.keeps..])
             } else {
-                Rc::clone(&b.order)
+                b.clone()
             };
             let mut useful = false;
-            for (u, d) in during_in(g, &o).into_iter().enumerate() {
+            for (u, &d) in r.during.iter().enumerate() {
                 if d < upper[u] {
                     useful |= own[u] > floor && !inherits[u];
                     upper[u] = d;
                 }
             }
             if useful {
-                self.offer(&o);
-                kept.push(Bounder {
-                    order: o,
-                    keeps: arcs.len(),
-                });
+                self.offer_peak(&r.order, r.peak);
+                kept.push(r);
             }
         }
         kept
@@ -931,21 +1009,23 @@ impl<'g> Search<'g> {
             // Neither op can precede the other (each is outside a downset that holds the
             // other), so neither arc closes a cycle; checked anyway, as a cycle would void the
             // bounds.
-            let probe = CutNetwork::new(g, &node.arcs);
             let mut children = Vec::new();
             let mut cut_short = false;
+            let parent_during = during_in(g, &node.order);
             for (x, y) in [(u, v), (v, u)] {
-                if reaches(&probe, y, x, &mut seen) {
-                    continue;
-                }
                 let mut arcs = node.arcs.clone();
                 arcs.push((x, y));
+                // With the arc x -> y, a path from y to x would be a cycle (the network is
+                // built all the same: it only lists the arcs).
                 let net = CutNetwork::new(g, &arcs);
-                let order = repair(g, &net, &node.order, x, y);
-                self.offer(&order);
+                if reaches(&net, y, x, &mut seen) {
+                    continue;
+                }
+                let (order, mut upper, peak) =
+                    repair_during(g, &net, &node.order, &parent_during, x, y);
+                self.offer_peak(&order, peak);
                 self.nodes += 1;
                 let inherited = still_valid(&node.known, x, y);
-                let mut upper = during_in(g, &order);
                 let floor = node.bound.max(self.floor);
                 let bounders =
                     self.repaired_upper(&node.bounders, &net, &arcs, &inherited, floor, &mut upper);
@@ -953,6 +1033,7 @@ impl<'g> Search<'g> {
                     g,
                     arcs,
                     order,
+                    peak,
                     upper,
                     inherited,
                     floor,
@@ -960,7 +1041,7 @@ impl<'g> Search<'g> {
                     stop,
                 );
                 child.node.bounders = bounders;
-                self.offer(&child.node.order);
+                self.offer_peak(&child.node.order, child.node.peak);
                 if !child.complete {
                     cut_short = true;
                     break;
