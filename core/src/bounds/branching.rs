@@ -276,6 +276,14 @@ fn inconsistent_pair(g: &Graph, order: &[OpIx], cuts: &[(OpIx, Known)]) -> Optio
                 continue;
             }
             let (da, db) = (&ka.before, &kb.before);
+            // Whether some op of D_a ∪ {a} is outside D_b, on the words (most pairs of cuts
+            // are nested: no pass over the order for them).
+            let outside = |a: OpIx, da: &[u64], db: &[u64]| {
+                !has(db, a) || da.iter().zip(db).any(|(x, y)| x & !y != 0)
+            };
+            if !outside(*a, da, db) || !outside(*b, db, da) {
+                continue;
+            }
             if let (Some(x), Some(y)) = (pick(*a, da, db), pick(*b, db, da)) {
                 return Some((x, y));
             }
