@@ -34,7 +34,7 @@ use crate::simulate::peak_of;
 use crate::OpIx;
 
 use super::cut::{cut_bound_known, during_in, has, to_bits, CutNetwork, Known};
-use super::last_of_set::{candidate_sets_until, last_of_set_bound, End};
+use super::last_of_set::{candidate_sets_until, last_of_set_bound_from, End, ScanMemo};
 
 /// A child repairs the search's start orders to bound its cuts (see
 /// [`Search::repaired_upper`]) when more ops than this (or a quarter of the graph's) are above
@@ -587,6 +587,8 @@ pub struct Search<'g> {
     root: Root,
     /// The last-of-set scan went through every set.
     sets_done: bool,
+    /// Where a last-of-set scan cut short stopped (the next run goes on from there).
+    scan_memo: ScanMemo,
     /// The first-free bound ran (or was cut off by its cap, for good).
     first_free_done: bool,
     /// The either-side scan went through every split.
@@ -650,6 +652,7 @@ impl<'g> Search<'g> {
             bound: floor.0,
             root: Root::Pending(Vec::new()),
             sets_done: false,
+            scan_memo: ScanMemo::default(),
             first_free_done: false,
             splits_done: false,
             hinted: None,
@@ -703,6 +706,12 @@ impl<'g> Search<'g> {
     /// `first_free::prefixed`).
     pub fn hinted(&self) -> Option<&[OpIx]> {
         self.hinted.as_ref().map(|h| &h.1[..])
+    }
+
+    /// Whether the last-of-set scan has gone through every set (a scan cut short runs again,
+    /// from its start, in the next run).
+    pub fn sets_done(&self) -> bool {
+        self.sets_done
     }
 
     /// Nodes evaluated so far, over every run.
@@ -797,7 +806,7 @@ impl<'g> Search<'g> {
                 let mut orders = vec![&self.best[..]];
                 orders.extend(top.map(|n| &n.0.order[..]));
                 orders.extend(self.others.iter().map(|o| &o[..]));
-                let los = last_of_set_bound(
+                let los = last_of_set_bound_from(
                     g,
                     &net,
                     &sets,
@@ -805,6 +814,7 @@ impl<'g> Search<'g> {
                     self.floor,
                     self.best_peak,
                     &sets_stop,
+                    &mut self.scan_memo,
                 );
                 self.flows += los.flows as u64;
                 hints.extend(los.hint);

@@ -276,6 +276,45 @@ pub fn last_of_set_bound(
     cap: u64,
     stop: &dyn Fn() -> bool,
 ) -> LastOfSet {
+    last_of_set_bound_from(
+        g,
+        net,
+        sets,
+        orders,
+        floor,
+        cap,
+        stop,
+        &mut ScanMemo::default(),
+    )
+}
+
+/// What a scan cut short had computed for the set it was on: the set, its ops whose cut was
+/// computed, and the least of those cuts (capped) with its hint. A set of a thousand ops (bwa's
+/// tasks reading one index) takes a thousand flows, about 30 ms: a scan stopped near its end
+/// would otherwise start the set over, and flipped between proving and not at 100 ms.
+#[derive(Clone, Debug, Default)]
+pub struct ScanMemo {
+    partial: Option<(OpSet, Vec<OpIx>, u64, Option<Hint>)>,
+}
+
+/// How many of a set's ops one step of the scan takes before `memo` records them.
+const MEMO_CHUNK: usize = 64;
+
+/// [`last_of_set_bound`], going on where a scan cut short left `memo` (the same `sets`, maybe
+/// other orders and bounds): the ops of the set it was on whose cuts were computed are not
+/// computed again. Each value kept is a cut capped at the cap of its scan, and the caps only
+/// fall (the best peak) or bound the set's value anyway, so the least of them is still a bound.
+#[allow(clippy::too_many_arguments)]
+pub fn last_of_set_bound_from(
+    g: &Graph,
+    net: &CutNetwork,
+    sets: &[OpSet],
+    orders: &[&[OpIx]],
+    floor: u64,
+    cap: u64,
+    stop: &dyn Fn() -> bool,
+    memo: &mut ScanMemo,
+) -> LastOfSet {
     let n = g.num_ops();
     let mut upper = vec![u64::MAX; n];
     let mut set_upper = vec![u64::MAX; sets.len()];
@@ -327,16 +366,47 @@ pub fn last_of_set_bound(
         let mut by_op: Vec<usize> = (0..s.ops.len()).collect();
         by_op.sort_by_key(|&i| upper[s.ops[i] as usize]);
         let cap_k = cap.min(set_upper[k]);
-        match least_case(
-            g,
-            net,
-            &by_op,
-            fill,
-            best.bytes,
-            cap_k,
-            &mut best.flows,
-            stop,
-        ) {
+        // Resumed: the ops done before count with their values.
+        let (mut done, mut least, mut least_hint) = (Vec::new(), u64::MAX, None);
+        if memo.partial.as_ref().is_some_and(|p| p.0 == *s) {
+            let (_, d, l, h) = memo.partial.take().expect("checked");
+            by_op.retain(|&i| !d.contains(&s.ops[i]));
+            (done, least, least_hint) = (d, l.min(cap_k), h);
+        }
+        let mut fill = fill;
+        let mut case = if least <= best.bytes {
+            Case::NoBetter
+        } else {
+            Case::Least(least, least_hint.clone())
+        };
+        for chunk in by_op.chunks(MEMO_CHUNK) {
+            if !matches!(case, Case::Least(..)) {
+                break;
+            }
+            match least_case(
+                g,
+                net,
+                chunk,
+                &mut fill,
+                best.bytes,
+                cap_k,
+                &mut best.flows,
+                stop,
+            ) {
+                Case::Least(l, h) => {
+                    done.extend(chunk.iter().map(|&i| s.ops[i]));
+                    if l < least {
+                        (least, least_hint) = (l, h);
+                    }
+                    case = Case::Least(least, least_hint.clone());
+                }
+                other => case = other,
+            }
+        }
+        if matches!(case, Case::Stopped) {
+            memo.partial = Some((s.clone(), done, least, least_hint));
+        }
+        match case {
             Case::Stopped => {
                 best.complete = false;
                 break;
