@@ -292,13 +292,29 @@ pub fn last_of_set_bound(
 /// computed, and the least of those cuts (capped) with its hint. A set of a thousand ops (bwa's
 /// tasks reading one index) takes a thousand flows, about 30 ms: a scan stopped near its end
 /// would otherwise start the set over, and flipped between proving and not at 100 ms.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ScanMemo {
     partial: Option<(OpSet, Vec<OpIx>, u64, Option<Hint>)>,
+    /// How many of a set's ops one step of the scan takes before they are recorded.
+    chunk: usize,
 }
 
-/// How many of a set's ops one step of the scan takes before `memo` records them.
-const MEMO_CHUNK: usize = 64;
+impl Default for ScanMemo {
+    fn default() -> Self {
+        ScanMemo::with_chunk(64)
+    }
+}
+
+impl ScanMemo {
+    /// A memo that records a set's ops `chunk` at a time (at least one; 64 by default: each
+    /// step costs one more flow, a capped probe).
+    pub fn with_chunk(chunk: usize) -> Self {
+        ScanMemo {
+            partial: None,
+            chunk: chunk.max(1),
+        }
+    }
+}
 
 /// [`last_of_set_bound`], going on where a scan cut short left `memo` (the same `sets`, maybe
 /// other orders and bounds): the ops of the set it was on whose cuts were computed are not
@@ -379,7 +395,7 @@ pub fn last_of_set_bound_from(
         } else {
             Case::Least(least, least_hint.clone())
         };
-        for chunk in by_op.chunks(MEMO_CHUNK) {
+        for chunk in by_op.chunks(memo.chunk) {
             if !matches!(case, Case::Least(..)) {
                 break;
             }
