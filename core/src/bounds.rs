@@ -16,6 +16,7 @@ pub mod cases;
 pub mod cut;
 pub mod either_side;
 pub mod first_free;
+pub mod join_free;
 pub mod last_of_set;
 pub mod nested_set;
 
@@ -48,6 +49,8 @@ pub enum BoundKind {
     EitherSide,
     /// The nested-set bound ([`nested_set`]).
     NestedSet,
+    /// The join-free bound ([`join_free`]).
+    JoinFree,
 }
 
 impl BoundKind {
@@ -65,6 +68,7 @@ impl BoundKind {
             BoundKind::FirstFree => "first-free",
             BoundKind::EitherSide => "either-side",
             BoundKind::NestedSet => "nested-set",
+            BoundKind::JoinFree => "join-free",
         }
     }
 }

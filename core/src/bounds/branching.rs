@@ -511,6 +511,8 @@ pub struct Search<'g> {
     sets_done: bool,
     /// The first-free bound ran (or was cut off by its cap, for good).
     first_free_done: bool,
+    /// The join-free bound ran (or was cut off by its cap, for good).
+    join_free_done: bool,
     /// The either-side scan went through every split.
     splits_done: bool,
     /// The lowest of the orders started from the bounds' minimising downsets, with its peak:
@@ -568,6 +570,7 @@ impl<'g> Search<'g> {
             root: Root::Pending(Vec::new()),
             sets_done: false,
             first_free_done: false,
+            join_free_done: false,
             splits_done: false,
             hinted: None,
             root_bound: floor.0,
@@ -772,6 +775,26 @@ impl<'g> Search<'g> {
             }
             // Stopped by the clock (not its cap), it runs again in the next run.
             self.first_free_done = ff.complete || !stop();
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if self.first_free_done && !self.join_free_done && self.floor < self.best_peak && !stop() {
+            // The first free of what a join leaves live (a training step's saved activations
+            // and weights); capped like the first free.
+            let reads = std::cell::Cell::new(0u64);
+            let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+            let jf_stop = || stop() || reads.replace(reads.get() + 1) > cap;
+            let jf = super::join_free::join_free_bound(
+                g,
+                &self.best,
+                self.floor,
+                self.best_peak,
+                &jf_stop,
+            );
+            self.flows += jf.flows as u64;
+            if jf.bytes > self.floor {
+                (self.floor, self.floor_by) = (jf.bytes, BoundKind::JoinFree);
+            }
+            self.join_free_done = jf.complete || !stop();
             self.root_bound = self.root_bound.max(self.floor);
         }
         if self.sets_done
