@@ -19,6 +19,7 @@ pub mod first_free;
 pub mod join_free;
 pub mod last_of_set;
 pub mod nested_set;
+pub mod rewrite_set;
 
 use crate::graph::Graph;
 use crate::OpIx;
@@ -51,6 +52,8 @@ pub enum BoundKind {
     NestedSet,
     /// The join-free bound ([`join_free`]).
     JoinFree,
+    /// The rewrite-set bound ([`rewrite_set`]).
+    RewriteSet,
 }
 
 impl BoundKind {
@@ -69,6 +72,7 @@ impl BoundKind {
             BoundKind::EitherSide => "either-side",
             BoundKind::NestedSet => "nested-set",
             BoundKind::JoinFree => "join-free",
+            BoundKind::RewriteSet => "rewrite-set",
         }
     }
 }
