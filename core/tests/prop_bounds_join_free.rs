@@ -4,56 +4,17 @@
 //! computed over every downset, and at most the brute-force optimum; the scan over sampled
 //! joins is too.
 
+mod bounds_brute;
 mod common;
 
+use bounds_brute::{ancestors, downsets};
 use common::{any_graph, random_order, seeded_graph};
 
 use peakorder::bounds::join_free::{join_free_bound, join_free_of, join_storages};
 use peakorder::order::greedy::greedy_order;
 use peakorder::referee::least_peak as brute_force;
-use peakorder::simulate::MemState;
 use peakorder::{Graph, OpIx};
 use proptest::prelude::*;
-
-/// Each op's ancestors as a bit set (tiny graphs).
-fn ancestors(g: &Graph) -> Vec<u64> {
-    let n = g.num_ops();
-    let mut anc = vec![0u64; n];
-    // Ops are not indexed topologically in every family: iterate to a fixed point.
-    loop {
-        let mut changed = false;
-        for v in 0..n {
-            let a = g
-                .preds(v as OpIx)
-                .iter()
-                .fold(0u64, |m, &p| m | 1 << p | anc[p as usize]);
-            if a != anc[v] {
-                anc[v] = a;
-                changed = true;
-            }
-        }
-        if !changed {
-            return anc;
-        }
-    }
-}
-
-/// Every downset (closed under `anc`) with the memory live after it.
-fn downsets(g: &Graph, anc: &[u64]) -> Vec<(u64, u64)> {
-    let n = g.num_ops();
-    (0u64..1 << n)
-        .filter(|&set| (0..n).all(|u| set & (1 << u) == 0 || set & anc[u] == anc[u]))
-        .map(|set| {
-            let mut ops: Vec<OpIx> = (0..n as OpIx).filter(|&v| set & (1 << v) != 0).collect();
-            ops.sort_by_key(|&v| anc[v as usize].count_ones());
-            let mut state = MemState::new(g);
-            for v in ops {
-                state.run(v);
-            }
-            (set, state.live())
-        })
-        .collect()
-}
 
 fn bits(ops: &[OpIx]) -> u64 {
     ops.iter().fold(0, |m, &v| m | 1 << v)
