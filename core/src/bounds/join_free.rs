@@ -25,8 +25,9 @@
 //! (all of them is rarely best: a small weight whose update can run early frees first). The
 //! memory at B's first free in the known order bounds each set from above (there every storage
 //! of B is live, z and the other readers have run), so sets are scanned by that, largest first,
-//! and the scan ends when the next cannot beat the best; within a set the candidates are taken
-//! by a cheap lower bound, smallest first, each flow capped at the least so far.
+//! and the scan ends when the next cannot beat the best (or after a few sets, see
+//! [`MAX_SETS`]); within a set the candidates are taken by a cheap lower bound, smallest
+//! first, each flow capped at the least so far.
 
 use crate::format::{GraphSpec, OpSpec, TensorSpec};
 use crate::graph::Graph;
@@ -38,6 +39,15 @@ use super::cut::{during_in, CutNetwork};
 const JOINS: usize = 48;
 /// Each join's sets: B = the k largest, k shrinking by this factor (in fifths).
 const SHRINK_FIFTHS: usize = 4;
+/// The scan tries at most this many sets and flows, and takes a set's value only when it is
+/// within 1/256 of the best peak (a set below that stops at its first flow under it): on the
+/// training steps it proves, the set that does is among the first four, found within 50
+/// flows; where it cannot help (swin_t: 1,126 flows, 0.7 s over 112 sets for nothing) it
+/// must leave the time to branching.
+const MAX_SETS: usize = 8;
+const MAX_FLOWS: usize = 48;
+/// And copies of the graph for at most this many joins (one costs about a parse of it).
+const MAX_JOINS: usize = 3;
 
 /// The result of [`join_free_bound`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,129 +91,182 @@ pub fn join_storages(g: &Graph, z: OpIx, anc: &[bool], desc: &[bool]) -> Vec<u32
     out
 }
 
-/// `g` with the storages marked in `zero` weighed 0 bytes, every index kept; `None` when the
-/// copy does not validate (it always should: only sizes change).
-fn weighed_zero(g: &Graph, zero: &[bool]) -> Option<Graph> {
-    let ts = g.tensors();
-    let id = |t: u32| ts[t as usize].id.clone();
-    let spec = GraphSpec {
-        format: None,
-        tensors: ts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| TensorSpec {
-                id: t.id.clone(),
-                bytes: match t.alias_of {
-                    Some(_) => None,
-                    None if zero[i] => Some(0),
-                    None => Some(t.bytes),
-                },
-                shape: None,
-                dtype: None,
-                alias_of: t.alias_of.map(id),
-                donated: (t.producer.is_none() && t.alias_of.is_none()).then_some(t.donated),
-                meta: None,
-            })
-            .collect(),
-        ops: g
-            .ops()
-            .iter()
-            .map(|o| OpSpec {
-                id: o.id.clone(),
-                kind: None,
-                inputs: o.inputs.iter().map(|&t| id(t)).collect(),
-                outputs: o.outputs.iter().map(|&t| id(t)).collect(),
-                workspace: (o.workspace > 0).then_some(o.workspace),
-                fusible: None,
-                attrs: None,
-                meta: None,
-            })
-            .collect(),
-        outputs: g.outputs().iter().map(|&t| id(t)).collect(),
-        meta: None,
-    };
-    let h = Graph::from_spec(spec).ok()?;
-    (h.num_ops() == g.num_ops() && h.num_tensors() == g.num_tensors()).then_some(h)
+/// What every set of one join shares: `g` with each storage of the join's set
+/// ([`join_storages`]) made a donated graph input (taken from its producer's outputs), and
+/// the precedences that took away kept as extra arcs (producer before each reader). With z
+/// forced before x, each producer is in every downset the cut weighs, so such an input is
+/// paid exactly when the storage is (a reader after the downset), and
+/// [`CutNetwork::with_live`] can count any part B of them live: one graph per join, not one
+/// per set.
+pub struct Join {
+    /// The join.
+    pub z: OpIx,
+    /// Its storages, largest first ([`join_storages`]).
+    pub storages: Vec<u32>,
+    anc: Vec<bool>,
+    h: Graph,
+    arcs: Vec<(OpIx, OpIx)>,
 }
 
-/// The join-free bound of `g` for the join `z` and B = `b` (storages from [`join_storages`]):
-/// exactly the formula's minimum (or `cap`, when that reaches it), or some value at or under
-/// `floor` once the scan finds the set cannot beat it; `None` when `stop()` cut it short.
+impl Join {
+    /// The join `z` of `g`; `None` when it has no storages (or the copy does not validate: it
+    /// always should, only producers change).
+    pub fn new(g: &Graph, z: OpIx) -> Option<Join> {
+        let (mut anc, mut desc, mut stack) = (Vec::new(), Vec::new(), Vec::new());
+        reach(g, z, true, &mut anc, &mut stack);
+        reach(g, z, false, &mut desc, &mut stack);
+        let storages = join_storages(g, z, &anc, &desc);
+        if storages.is_empty() {
+            return None;
+        }
+        let mut detach = vec![false; g.num_tensors()];
+        let mut arcs = Vec::new();
+        for &s in &storages {
+            detach[s as usize] = true;
+            if let Some(p) = g.tensors()[s as usize].producer {
+                arcs.extend(g.users(s).iter().map(|&r| (p, r)));
+            }
+        }
+        let ts = g.tensors();
+        let id = |t: u32| ts[t as usize].id.clone();
+        let spec = GraphSpec {
+            format: None,
+            tensors: ts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| TensorSpec {
+                    id: t.id.clone(),
+                    bytes: t.alias_of.is_none().then_some(t.bytes),
+                    shape: None,
+                    dtype: None,
+                    alias_of: t.alias_of.map(id),
+                    donated: (t.alias_of.is_none() && (t.producer.is_none() || detach[i]))
+                        .then_some(t.donated || detach[i]),
+                    meta: None,
+                })
+                .collect(),
+            ops: g
+                .ops()
+                .iter()
+                .map(|o| OpSpec {
+                    id: o.id.clone(),
+                    kind: None,
+                    inputs: o.inputs.iter().map(|&t| id(t)).collect(),
+                    outputs: o
+                        .outputs
+                        .iter()
+                        .filter(|&&t| !detach[t as usize])
+                        .map(|&t| id(t))
+                        .collect(),
+                    workspace: (o.workspace > 0).then_some(o.workspace),
+                    fusible: None,
+                    attrs: None,
+                    meta: None,
+                })
+                .collect(),
+            outputs: g.outputs().iter().map(|&t| id(t)).collect(),
+            meta: None,
+        };
+        let h = Graph::from_spec(spec).ok()?;
+        (h.num_ops() == g.num_ops() && h.num_tensors() == g.num_tensors()).then_some(Join {
+            z,
+            storages,
+            anc,
+            h,
+            arcs,
+        })
+    }
+
+    /// The bound for B = the first `k` of [`Join::storages`]: exactly the formula's minimum
+    /// (or `cap`, when that reaches it), or some value at or under `floor` once the scan finds
+    /// the set cannot beat it; `None` when `stop()` cut it short.
+    pub fn bound(
+        &self,
+        g: &Graph,
+        k: usize,
+        floor: u64,
+        cap: u64,
+        stop: &dyn Fn() -> bool,
+        flows: &mut usize,
+    ) -> Option<u64> {
+        let (z, h) = (self.z, &self.h);
+        let b = &self.storages[..k.min(self.storages.len())];
+        if b.is_empty() {
+            return Some(floor);
+        }
+        let mut live = vec![false; g.num_tensors()];
+        for &s in b {
+            live[s as usize] = true;
+        }
+        let net = CutNetwork::with_live(h, &self.arcs, &live);
+        if !net.usable() {
+            return Some(floor);
+        }
+        // (cheap lower bound, op, storage): the constant (B included), the op's own memory
+        // and what else it reads.
+        let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
+        for &s in b {
+            let readers = g.users(s);
+            for &x in readers {
+                if x == z || self.anc[x as usize] || g.succs(x).iter().any(|y| readers.contains(y))
+                {
+                    continue;
+                }
+                let reads = h
+                    .reads(x)
+                    .iter()
+                    .filter(|&&t| {
+                        !live[t as usize]
+                            && !(h.tensors()[t as usize].producer.is_none() && h.pinned(t))
+                    })
+                    .map(|&t| h.size(t))
+                    .fold(0u64, u64::saturating_add);
+                cands.push((net.constant_during(h, x).saturating_add(reads), x, s));
+            }
+        }
+        cands.sort_unstable();
+        let mut least = cap;
+        let (mut before, mut seen, mut stack) = (Vec::new(), Vec::new(), Vec::new());
+        for &(cheap, x, s) in &cands {
+            if cheap >= least || least <= floor {
+                break;
+            }
+            if stop() {
+                return None;
+            }
+            before.clear();
+            before.extend(g.users(s).iter().copied().filter(|&y| y != x));
+            before.push(z);
+            if frees_another(g, x, &before, b, s, &mut seen, &mut stack) {
+                continue;
+            }
+            let c = net.during_between(h, x, &before, &[], least, stop);
+            *flows += 1;
+            if !c.finished {
+                return None;
+            }
+            // u64::MAX: another reader of s must follow x, so x never frees s.
+            least = least.min(c.bytes);
+        }
+        Some(least)
+    }
+}
+
+/// The join-free bound of `g` for the join `z` and B = the first `k` of its storages
+/// ([`join_storages`]); see [`Join::bound`]. `Some(floor)` when z has no storages.
 pub fn join_free_of(
     g: &Graph,
     z: OpIx,
-    b: &[u32],
+    k: usize,
     floor: u64,
     cap: u64,
     stop: &dyn Fn() -> bool,
     flows: &mut usize,
 ) -> Option<u64> {
-    if b.is_empty() {
-        return Some(floor);
+    match Join::new(g, z) {
+        Some(j) => j.bound(g, k, floor, cap, stop, flows),
+        None => Some(floor),
     }
-    let mut seen = Vec::new();
-    let mut stack = Vec::new();
-    reach(g, z, true, &mut seen, &mut stack);
-    let anc = seen.clone();
-    let mut inb = vec![false; g.num_tensors()];
-    let mut held = 0u64;
-    for &s in b {
-        inb[s as usize] = true;
-        held = held.saturating_add(g.size(s));
-    }
-    let Some(h) = weighed_zero(g, &inb) else {
-        return Some(floor);
-    };
-    let net = CutNetwork::new(&h, &[]);
-    if !net.usable() {
-        return Some(floor);
-    }
-    // (cheap lower bound, op, storage): B, the op's own memory and what else it reads.
-    let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
-    for &s in b {
-        let readers = g.users(s);
-        for &x in readers {
-            if x == z || anc[x as usize] || g.succs(x).iter().any(|y| readers.contains(y)) {
-                continue;
-            }
-            // What the constant already counts (pinned graph inputs) is left out.
-            let reads = h
-                .reads(x)
-                .iter()
-                .filter(|&&t| !(h.tensors()[t as usize].producer.is_none() && h.pinned(t)))
-                .map(|&t| h.size(t))
-                .fold(0u64, u64::saturating_add);
-            let cheap = held
-                .saturating_add(net.constant_during(&h, x))
-                .saturating_add(reads);
-            cands.push((cheap, x, s));
-        }
-    }
-    cands.sort_unstable();
-    let mut least = cap;
-    let mut before: Vec<OpIx> = Vec::new();
-    for &(cheap, x, s) in &cands {
-        if cheap >= least || least <= floor {
-            break;
-        }
-        if stop() {
-            return None;
-        }
-        before.clear();
-        before.extend(g.users(s).iter().copied().filter(|&y| y != x));
-        before.push(z);
-        if frees_another(g, x, &before, b, s, &mut seen, &mut stack) {
-            continue;
-        }
-        let c = net.during_between(&h, x, &before, &[], least.saturating_sub(held), stop);
-        *flows += 1;
-        if !c.finished {
-            return None;
-        }
-        // u64::MAX (saturated): another reader of s must follow x, so x never frees s.
-        least = least.min(c.bytes.saturating_add(held));
-    }
-    Some(least)
 }
 
 /// True when every order that runs `before` (and x's ancestors) before `x` has freed a storage
@@ -259,7 +322,7 @@ pub fn join_free_bound(
     let last = |s: u32| g.users(s).iter().map(|&u| pos[u as usize]).max();
     // (upper bound from `order`, join, k): the memory at B's first free in `order`.
     let mut sets: Vec<(u64, OpIx, usize)> = Vec::new();
-    let mut joins: Vec<(OpIx, Vec<u32>)> = Vec::new();
+    let mut joins: Vec<OpIx> = Vec::new();
     let (mut anc, mut desc, mut stack) = (Vec::new(), Vec::new(), Vec::new());
     let step = (n / JOINS).max(1);
     for i in (step / 2..n).step_by(step) {
@@ -296,16 +359,31 @@ pub fn join_free_bound(
                 (k * SHRINK_FIFTHS / 5).min(k - 1)
             };
         }
-        joins.push((z, b));
+        joins.push(z);
     }
+    // Ties keep one join's sets together: its copy of the graph is made once.
     sets.sort_unstable_by(|a, b| b.cmp(a));
-    for &(upper, j, k) in &sets {
-        if upper <= out.bytes {
+    let mut join: Option<(OpIx, Join)> = None;
+    let mut built = 0;
+    for (tried, &(upper, j, k)) in sets.iter().enumerate() {
+        if upper <= out.bytes || tried >= MAX_SETS || out.flows >= MAX_FLOWS {
             break;
         }
-        let (z, b) = &joins[j as usize];
-        match join_free_of(g, *z, &b[..k], out.bytes, upper, stop, &mut out.flows) {
-            Some(v) => out.bytes = out.bytes.max(v.min(cap)),
+        if join.as_ref().map_or(true, |(at, _)| *at != j) {
+            if built >= MAX_JOINS || stop() {
+                out.complete = built >= MAX_JOINS;
+                break;
+            }
+            built += 1;
+            join = Join::new(g, joins[j as usize]).map(|jn| (j, jn));
+        }
+        let Some((_, jn)) = &join else {
+            continue;
+        };
+        let target = out.bytes.max(cap - cap / 256);
+        match jn.bound(g, k, target, upper, stop, &mut out.flows) {
+            Some(v) if v > target => out.bytes = out.bytes.max(v.min(cap)),
+            Some(_) => {}
             None => {
                 out.complete = false;
                 return out;
