@@ -216,8 +216,8 @@ impl Join {
                     .reads(x)
                     .iter()
                     .filter(|&&t| {
-                        !live[t as usize]
-                            && !(h.tensors()[t as usize].producer.is_none() && h.pinned(t))
+                        let always = h.tensors()[t as usize].producer.is_none() && h.pinned(t);
+                        !(live[t as usize] || always)
                     })
                     .map(|&t| h.size(t))
                     .fold(0u64, u64::saturating_add);
