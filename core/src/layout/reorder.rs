@@ -36,37 +36,70 @@ pub struct Found {
     pub tried: u64,
 }
 
+/// One greedy layout: a skyline variant, plain or from a staircase at one end.
+type Greedy = (skyline::Variant, Option<stacked::End>);
+
 /// Score of an order: (arena, bytes × steps above the lower bound, peak), lower is better, and
 /// the ops at the ends of the buffers above the bound (the highest buffer's first).
 struct Eval {
     score: (u64, u128, u64),
     ends: Vec<OpIx>,
     fits: bool,
+    /// The greedy layout that scored it.
+    by: Greedy,
 }
 
 /// Lays `order` out by the skyline greedy's variants alone, plain and from a staircase ([`stacked`];
-/// no overlap graph, no search: milliseconds on a thousand buffers) and scores the best.
-fn evaluate(g: &Graph, order: &[OpIx], align: u64, budget: &Budget) -> Option<Eval> {
+/// no overlap graph, no search: milliseconds on a thousand buffers) and scores the best; with
+/// `only`, by that one greedy layout (the one that won for the order a move starts from: a
+/// candidate is scored about thirty times faster, and its score is still an upper bound of
+/// what the full portfolio gives).
+fn evaluate(
+    g: &Graph,
+    order: &[OpIx],
+    align: u64,
+    budget: &Budget,
+    only: Option<Greedy>,
+) -> Option<Eval> {
     let (bufs, _) = lifetimes(g, order);
     let problem = Problem::new(bufs, align, &|i| format!("buffer #{i}")).ok()?;
     let lb0 = problem.lower_bound();
-    let mut best: Option<(Vec<u64>, u64)> = None;
-    'variants: for v in skyline::VARIANTS {
-        let tries = [
-            Some(skyline::place(problem.buffers(), v)),
-            stacked::place(problem.buffers(), v, stacked::End::Last),
-            stacked::place(problem.buffers(), v, stacked::End::First),
-        ];
-        for placed in tries.into_iter().flatten() {
-            if best.as_ref().map_or(true, |b| placed.1 < b.1) {
-                best = Some(placed);
-            }
-            if best.as_ref().is_some_and(|b| b.1 <= lb0) || budget.expired() {
-                break 'variants;
+    let lay = |(v, end): Greedy| match end {
+        None => Some(skyline::place(problem.buffers(), v)),
+        Some(e) => stacked::place(problem.buffers(), v, e),
+    };
+    let mut best: Option<((Vec<u64>, u64), Greedy)> = None;
+    let all: Vec<Greedy> = match only {
+        Some(one) => vec![one],
+        None => skyline::VARIANTS
+            .iter()
+            .flat_map(|&v| {
+                [
+                    (v, None),
+                    (v, Some(stacked::End::Last)),
+                    (v, Some(stacked::End::First)),
+                ]
+            })
+            .collect(),
+    };
+    for by in all {
+        if let Some(placed) = lay(by) {
+            if best.as_ref().map_or(true, |b| placed.1 < b.0 .1) {
+                best = Some((placed, by));
             }
         }
+        if best.as_ref().is_some_and(|b| b.0 .1 <= lb0) || budget.expired() {
+            break;
+        }
     }
-    let (offsets, arena) = best?;
+    // A staircase needs buffers at its end: fall back to the plain variant.
+    if best.is_none() {
+        if let Some((v, Some(_))) = only {
+            best = Some((skyline::place(problem.buffers(), v), (v, None)));
+        }
+    }
+    let (best, by) = best?;
+    let (offsets, arena) = best;
     let lb = problem.lower_bound();
     let mut top: Vec<(u64, usize)> = Vec::new();
     let mut excess: u128 = 0;
@@ -98,6 +131,7 @@ fn evaluate(g: &Graph, order: &[OpIx], align: u64, budget: &Budget) -> Option<Ev
         score: (arena, excess, peak_of(g, order)),
         ends,
         fits: arena <= lb,
+        by,
     })
 }
 
@@ -134,14 +168,69 @@ fn moved(order: &[OpIx], from: usize, to: usize) -> Vec<OpIx> {
     o
 }
 
+/// Where [`producers_moved`] moves each producer of a pinned buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Toward {
+    /// Right after its last input's producer: the buffers it pins are born as early as the
+    /// order allows, below what is born later.
+    Early,
+    /// Right before its first consumer (or at the end): born as late as the order allows.
+    Late,
+}
+
+/// `order` (topological) with the producers of pinned buffers (the results that live to the
+/// end), one after another, moved as far as they go `toward` one end, each move kept only if the
+/// order's peak (re-checked by the simulator) stays at most `limit`. Moving one producer at a
+/// time changes little where hundreds of results stack above the peak step's temporaries (the
+/// workflow DAGs of docs/layout.md); moving all of them changes where the whole stack is born.
+pub fn producers_moved(g: &Graph, order: &[OpIx], toward: Toward, limit: u64) -> Vec<OpIx> {
+    let mut order = order.to_vec();
+    let pins = |v: OpIx| g.creates(v).iter().any(|&s| g.pinned(s));
+    let mut todo: Vec<OpIx> = order.iter().copied().filter(|&v| pins(v)).collect();
+    if toward == Toward::Late {
+        todo.reverse();
+    }
+    let mut pos = vec![0usize; order.len()];
+    for v in todo {
+        for (k, &w) in order.iter().enumerate() {
+            pos[w as usize] = k;
+        }
+        let at = pos[v as usize];
+        let to = match toward {
+            Toward::Early => g
+                .preds(v)
+                .iter()
+                .map(|&p| pos[p as usize] + 1)
+                .max()
+                .unwrap_or(0),
+            Toward::Late => g
+                .succs(v)
+                .iter()
+                .map(|&s| pos[s as usize])
+                .min()
+                .unwrap_or(order.len())
+                .saturating_sub(1),
+        };
+        if to == at {
+            continue;
+        }
+        let cand = moved(&order, at, to);
+        if peak_of(g, &cand) <= limit {
+            order = cand;
+        }
+    }
+    order
+}
+
 /// Hill climbing over orders from `start` (topological): moves of the ops at the ends of the
 /// buffers above the bound, each kept only if the order's peak stays at most `limit` and its
-/// portfolio layout scores better. Stops when an order's layout meets its bound, no move helps,
-/// or the budget ends.
+/// portfolio layout scores better. Before it, the start and the start with every producer of a
+/// pinned buffer moved early or late ([`producers_moved`]) are scored, and the climb starts from
+/// the best. Stops when an order's layout meets its bound, no move helps, or the budget ends.
 pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget) -> Found {
     let mut order = start.to_vec();
     let mut tried = 0;
-    let Some(mut cur) = evaluate(g, &order, align, budget) else {
+    let Some(mut cur) = evaluate(g, &order, align, budget, None) else {
         return Found {
             peak: peak_of(g, start),
             arena: 0,
@@ -150,6 +239,22 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
         };
     };
     tried += 1;
+    for toward in [Toward::Early, Toward::Late] {
+        if cur.fits || budget.expired() {
+            break;
+        }
+        let cand = producers_moved(g, start, toward, limit);
+        if cand == order {
+            continue;
+        }
+        if let Some(e) = evaluate(g, &cand, align, budget, None) {
+            tried += 1;
+            if e.score < cur.score {
+                order = cand;
+                cur = e;
+            }
+        }
+    }
     'climb: while !cur.fits && !budget.expired() {
         let mut pos = vec![0usize; order.len()];
         for (k, &v) in order.iter().enumerate() {
@@ -165,13 +270,17 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
                 if peak_of(g, &cand) > limit {
                     continue;
                 }
-                let Some(e) = evaluate(g, &cand, align, budget) else {
+                let Some(e) = evaluate(g, &cand, align, budget, Some(cur.by)) else {
                     continue;
                 };
                 tried += 1;
                 if e.score < cur.score {
+                    // Scored again by every greedy layout: the next moves are scored by the
+                    // one that wins for this order.
+                    cur = evaluate(g, &cand, align, budget, None)
+                        .filter(|f| f.score <= e.score)
+                        .unwrap_or(e);
                     order = cand;
-                    cur = e;
                     continue 'climb;
                 }
             }
