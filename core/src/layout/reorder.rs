@@ -138,6 +138,19 @@ fn evaluate(
 /// The positions op `v` (at `at`) may move to: after its last input's producer, before its first
 /// consumer; the ends of that window and the midpoints toward them.
 fn targets(g: &Graph, pos: &[usize], v: OpIx, at: usize) -> Vec<usize> {
+    let (lo, hi) = window(g, pos, v);
+    let mut out = Vec::new();
+    for t in [hi, lo, at + (hi.saturating_sub(at)) / 2, lo + (at - lo) / 2] {
+        if t != at && t >= lo && t <= hi && !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The positions op `v` may move to (`pos`: each op's position): after its last input's
+/// producer, before its first consumer.
+fn window(g: &Graph, pos: &[usize], v: OpIx) -> (usize, usize) {
     let lo = g
         .preds(v)
         .iter()
@@ -151,13 +164,7 @@ fn targets(g: &Graph, pos: &[usize], v: OpIx, at: usize) -> Vec<usize> {
         .min()
         .unwrap_or(pos.len())
         .saturating_sub(1);
-    let mut out = Vec::new();
-    for t in [hi, lo, at + (hi.saturating_sub(at)) / 2, lo + (at - lo) / 2] {
-        if t != at && t >= lo && t <= hi && !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    out
+    (lo, hi)
 }
 
 /// `order` with the op at `from` moved to position `to` (the others keep their order).
@@ -222,6 +229,113 @@ pub fn producers_moved(g: &Graph, order: &[OpIx], toward: Toward, limit: u64) ->
     order
 }
 
+/// Random restarts of the climb ([`search`]) at most.
+const KICKS: usize = 64;
+
+/// A xorshift generator (a fixed seed: reproducible orders).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// `order` with `moves` random ops (half of them from `ends`) each moved to a random place in
+/// its window, each move kept only if the peak stays at most `limit`.
+fn kick(
+    g: &Graph,
+    order: &[OpIx],
+    ends: &[OpIx],
+    limit: u64,
+    moves: usize,
+    rng: &mut Rng,
+) -> Vec<OpIx> {
+    let mut order = order.to_vec();
+    let mut pos = vec![0usize; order.len()];
+    for k in 0..moves * 2 {
+        for (i, &w) in order.iter().enumerate() {
+            pos[w as usize] = i;
+        }
+        let v = if k % 2 == 0 && !ends.is_empty() {
+            ends[rng.below(ends.len())]
+        } else {
+            order[rng.below(order.len())]
+        };
+        let at = pos[v as usize];
+        let (lo, hi) = window(g, &pos, v);
+        let to = lo + rng.below(hi - lo + 1);
+        if to == at {
+            continue;
+        }
+        let cand = moved(&order, at, to);
+        if peak_of(g, &cand) <= limit {
+            order = cand;
+        }
+    }
+    order
+}
+
+/// Hill climbing from `order` (scored `cur`): the moves of the ops at the ends of the top
+/// buffers, scored by the greedy layout that won for the current order, then (when none
+/// helps) by every greedy layout; the first move that lowers the score is kept.
+fn climb(
+    g: &Graph,
+    mut order: Vec<OpIx>,
+    mut cur: Eval,
+    align: u64,
+    limit: u64,
+    budget: &Budget,
+    tried: &mut u64,
+) -> (Vec<OpIx>, Eval) {
+    let mut full = false;
+    'climb: while !cur.fits && !budget.expired() {
+        let mut pos = vec![0usize; order.len()];
+        for (k, &v) in order.iter().enumerate() {
+            pos[v as usize] = k;
+        }
+        for &v in &cur.ends {
+            let at = pos[v as usize];
+            for to in targets(g, &pos, v, at) {
+                if budget.expired() {
+                    break 'climb;
+                }
+                let cand = moved(&order, at, to);
+                if peak_of(g, &cand) > limit {
+                    continue;
+                }
+                let only = if full { None } else { Some(cur.by) };
+                let Some(e) = evaluate(g, &cand, align, budget, only) else {
+                    continue;
+                };
+                *tried += 1;
+                if e.score < cur.score {
+                    // Scored again by every greedy layout: the next moves are scored by the
+                    // one that wins for this order.
+                    cur = if full {
+                        e
+                    } else {
+                        evaluate(g, &cand, align, budget, None)
+                            .filter(|f| f.score <= e.score)
+                            .unwrap_or(e)
+                    };
+                    order = cand;
+                    full = false;
+                    continue 'climb;
+                }
+            }
+        }
+        if full {
+            break;
+        }
+        full = true;
+    }
+    (order, cur)
+}
+
 /// Hill climbing over orders from `start` (topological): moves of the ops at the ends of the
 /// buffers above the bound, each kept only if the order's peak stays at most `limit` and its
 /// portfolio layout scores better. Before it, the start and the start with every producer of a
@@ -255,37 +369,28 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
             }
         }
     }
-    'climb: while !cur.fits && !budget.expired() {
-        let mut pos = vec![0usize; order.len()];
-        for (k, &v) in order.iter().enumerate() {
-            pos[v as usize] = k;
+    let (mut order, mut cur) = climb(g, order, cur, align, limit, budget, &mut tried);
+    // Iterated local search: from the best order, a few random moves within the peak limit
+    // (ops at the ends of the top buffers, and any op), then the climb again; the best order
+    // reached is kept. A fixed seed: the same orders on every run.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ start.len() as u64);
+    for round in 0..KICKS {
+        if cur.fits || budget.expired() || tried >= budget.max_states {
+            break;
         }
-        for &v in &cur.ends {
-            let at = pos[v as usize];
-            for to in targets(g, &pos, v, at) {
-                if budget.expired() {
-                    break 'climb;
-                }
-                let cand = moved(&order, at, to);
-                if peak_of(g, &cand) > limit {
-                    continue;
-                }
-                let Some(e) = evaluate(g, &cand, align, budget, Some(cur.by)) else {
-                    continue;
-                };
-                tried += 1;
-                if e.score < cur.score {
-                    // Scored again by every greedy layout: the next moves are scored by the
-                    // one that wins for this order.
-                    cur = evaluate(g, &cand, align, budget, None)
-                        .filter(|f| f.score <= e.score)
-                        .unwrap_or(e);
-                    order = cand;
-                    continue 'climb;
-                }
-            }
+        let kicked = kick(g, &order, &cur.ends, limit, 1 + round % 4, &mut rng);
+        if kicked == order {
+            continue;
         }
-        break;
+        let Some(e) = evaluate(g, &kicked, align, budget, None) else {
+            continue;
+        };
+        tried += 1;
+        let (o, e) = climb(g, kicked, e, align, limit, budget, &mut tried);
+        if e.score < cur.score {
+            order = o;
+            cur = e;
+        }
     }
     Found {
         peak: cur.score.2,
