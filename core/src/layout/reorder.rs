@@ -232,11 +232,12 @@ pub fn producers_moved(g: &Graph, order: &[OpIx], toward: Toward, limit: u64) ->
 /// Random restarts of the climb ([`search`]) at most.
 const KICKS: usize = 64;
 
-/// A xorshift generator (a fixed seed: reproducible orders).
-struct Rng(u64);
+/// A xorshift generator (a fixed seed: reproducible orders; the seed must not be 0).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn below(&mut self, n: usize) -> usize {
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -246,7 +247,7 @@ impl Rng {
 
 /// `order` with `moves` random ops (half of them from `ends`) each moved to a random place in
 /// its window, each move kept only if the peak stays at most `limit`.
-fn kick(
+pub fn kick(
     g: &Graph,
     order: &[OpIx],
     ends: &[OpIx],
