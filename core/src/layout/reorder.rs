@@ -256,6 +256,9 @@ pub fn kick(
     rng: &mut Rng,
 ) -> Vec<OpIx> {
     let mut order = order.to_vec();
+    if order.is_empty() {
+        return order;
+    }
     let mut pos = vec![0usize; order.len()];
     for k in 0..moves * 2 {
         for (i, &w) in order.iter().enumerate() {
