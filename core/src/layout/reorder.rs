@@ -51,15 +51,15 @@ struct Eval {
 
 /// Lays `order` out by the skyline greedy's variants alone, plain and from a staircase ([`stacked`];
 /// no overlap graph, no search: milliseconds on a thousand buffers) and scores the best; with
-/// `only`, by that one greedy layout (the one that won for the order a move starts from: a
-/// candidate is scored about thirty times faster, and its score is still an upper bound of
-/// what the full portfolio gives).
+/// `only` not empty, by those greedy layouts alone (the one that won for the order a move
+/// starts from: a candidate is scored about thirty times faster, and its score is still an
+/// upper bound of what the full portfolio gives).
 fn evaluate(
     g: &Graph,
     order: &[OpIx],
     align: u64,
     budget: &Budget,
-    only: Option<Greedy>,
+    only: &[Greedy],
 ) -> Option<Eval> {
     let (bufs, _) = lifetimes(g, order);
     let problem = Problem::new(bufs, align, &|i| format!("buffer #{i}")).ok()?;
@@ -70,8 +70,8 @@ fn evaluate(
     };
     let mut best: Option<((Vec<u64>, u64), Greedy)> = None;
     let all: Vec<Greedy> = match only {
-        Some(one) => vec![one],
-        None => skyline::VARIANTS
+        [_, ..] => only.to_vec(),
+        [] => skyline::VARIANTS
             .iter()
             .flat_map(|&v| {
                 [
@@ -94,7 +94,7 @@ fn evaluate(
     }
     // A staircase needs buffers at its end: fall back to the plain variant.
     if best.is_none() {
-        if let Some((v, Some(_))) = only {
+        if let Some(&(v, _)) = only.first() {
             best = Some((skyline::place(problem.buffers(), v), (v, None)));
         }
     }
@@ -284,8 +284,10 @@ pub fn kick(
 }
 
 /// Hill climbing from `order` (scored `cur`): the moves of the ops at the ends of the top
-/// buffers, scored by the greedy layout that won for the current order, then (when none
-/// helps) by every greedy layout; the first move that lowers the score is kept.
+/// buffers, each scored by the one greedy layout that won for the current order (the first move
+/// that lowers the score is kept); when none helps, the current order is scored again by every
+/// greedy layout, and the climb goes on if another one wins (a better score, or the same score
+/// by another layout), else stops.
 fn climb(
     g: &Graph,
     mut order: Vec<OpIx>,
@@ -295,7 +297,7 @@ fn climb(
     budget: &Budget,
     tried: &mut u64,
 ) -> (Vec<OpIx>, Eval) {
-    let mut full = false;
+    let mut rescored = false;
     'climb: while !cur.fits && !budget.expired() {
         let mut pos = vec![0usize; order.len()];
         for (k, &v) in order.iter().enumerate() {
@@ -311,44 +313,44 @@ fn climb(
                 if peak_of(g, &cand) > limit {
                     continue;
                 }
-                let only = if full { None } else { Some(cur.by) };
-                let Some(e) = evaluate(g, &cand, align, budget, only) else {
+                let Some(e) = evaluate(g, &cand, align, budget, &[cur.by]) else {
                     continue;
                 };
                 *tried += 1;
                 if e.score < cur.score {
-                    // Scored again by every greedy layout: the next moves are scored by the
-                    // one that wins for this order.
-                    cur = if full {
-                        e
-                    } else {
-                        evaluate(g, &cand, align, budget, None)
-                            .filter(|f| f.score <= e.score)
-                            .unwrap_or(e)
-                    };
                     order = cand;
-                    full = false;
+                    cur = e;
+                    rescored = false;
                     continue 'climb;
                 }
             }
         }
-        if full {
+        if rescored || budget.expired() {
             break;
         }
-        full = true;
+        // Stalled: which greedy layout wins for this order now?
+        match evaluate(g, &order, align, budget, &[]) {
+            Some(e) if e.score < cur.score || (e.score == cur.score && e.by != cur.by) => {
+                *tried += 1;
+                cur = e;
+                rescored = true;
+            }
+            _ => break,
+        }
     }
     (order, cur)
 }
 
 /// Hill climbing over orders from `start` (topological): moves of the ops at the ends of the
 /// buffers above the bound, each kept only if the order's peak stays at most `limit` and its
-/// portfolio layout scores better. Before it, the start and the start with every producer of a
-/// pinned buffer moved early or late ([`producers_moved`]) are scored, and the climb starts from
-/// the best. Stops when an order's layout meets its bound, no move helps, or the budget ends.
+/// greedy layout scores better, from the best of the start and the start with every producer of
+/// a pinned buffer moved early or late ([`producers_moved`]); then random kicks, each followed
+/// by the climb. Stops when an order's layout meets its bound, the kicks are done, or the budget
+/// ends.
 pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget) -> Found {
-    let mut order = start.to_vec();
+    let order = start.to_vec();
     let mut tried = 0;
-    let Some(mut cur) = evaluate(g, &order, align, budget, None) else {
+    let Some(cur) = evaluate(g, &order, align, budget, &[]) else {
         return Found {
             peak: peak_of(g, start),
             arena: 0,
@@ -357,6 +359,9 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
         };
     };
     tried += 1;
+    // The start with every producer of a pinned buffer moved early or late, scored by every
+    // greedy layout: the climb starts from the best of the three.
+    let (mut order, mut cur) = (order, cur);
     for toward in [Toward::Early, Toward::Late] {
         if cur.fits || budget.expired() {
             break;
@@ -365,7 +370,7 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
         if cand == order {
             continue;
         }
-        if let Some(e) = evaluate(g, &cand, align, budget, None) {
+        if let Some(e) = evaluate(g, &cand, align, budget, &[]) {
             tried += 1;
             if e.score < cur.score {
                 order = cand;
@@ -386,7 +391,7 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
         if kicked == order {
             continue;
         }
-        let Some(e) = evaluate(g, &kicked, align, budget, None) else {
+        let Some(e) = evaluate(g, &kicked, align, budget, &[cur.by]) else {
             continue;
         };
         tried += 1;
