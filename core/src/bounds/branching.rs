@@ -720,6 +720,12 @@ impl<'g> Search<'g> {
         self.sets_done
     }
 
+    /// How many ops of the set the last-of-set scan was cut short on it has done (see
+    /// [`ScanMemo`]): what the next run need not compute again.
+    pub fn scan_progress(&self) -> usize {
+        self.scan_memo.progress()
+    }
+
     /// Nodes evaluated so far, over every run.
     pub fn nodes(&self) -> u64 {
         self.nodes

@@ -314,6 +314,11 @@ impl ScanMemo {
             chunk: chunk.max(1),
         }
     }
+
+    /// How many ops of the set a scan was cut short on have their cut computed.
+    pub fn progress(&self) -> usize {
+        self.partial.as_ref().map_or(0, |p| p.1.len())
+    }
 }
 
 /// [`last_of_set_bound`], going on where a scan cut short left `memo` (the same `sets`, maybe

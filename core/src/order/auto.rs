@@ -488,8 +488,14 @@ impl State<'_> {
         // A last-of-set scan cut short by its share starts over in the next run: before local
         // search, which on the bwa workflows takes half the time left and changes nothing,
         // while the scan is what proves them (1,000 flows, about 30 ms; 30-40 ms in its
-        // share, so it flipped between runs). Only the scan: no node is expanded.
-        if !self.search.sets_done() && !budget.cancelled() && pass.room(budget, 4.0) {
+        // share, so it flipped between runs). Only the scan: no node is expanded. Only when
+        // it was cut short well into one set (on a training step the scan is cut short
+        // among sets that cheap flows dismiss, and local search is what lowers its plan).
+        if !self.search.sets_done()
+            && self.search.scan_progress() > 0
+            && !budget.cancelled()
+            && pass.room(budget, 4.0)
+        {
             let rescan = share(budget, RESCAN_SHARE);
             let stop = || rescan.expired();
             let limits = Limits {
