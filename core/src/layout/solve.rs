@@ -177,6 +177,8 @@ struct Group {
     searchable: bool,
     /// The best skyline variant, where the skyline ran.
     sky: Option<Variant>,
+    /// The best staircase start ([`stacked`]) and its variant, where one ran.
+    stair: Option<(Variant, Vec<u32>)>,
 }
 
 impl Group {
@@ -224,15 +226,30 @@ fn by_groups(
             }
             // The same from a staircase of the buffers live at the start or at the end
             // (inputs, outputs) stacked at the bottom.
-            'ends: for v in skyline::VARIANTS {
-                for end in [stacked::End::Last, stacked::End::First] {
+            let mut stair: Option<(Variant, Vec<u32>, u64)> = None;
+            for end in [stacked::End::Last, stacked::End::First, stacked::End::Laminar] {
+                if h <= bound || budget.expired() {
+                    break;
+                }
+                let Some(stack) = stacked::stack(&local, end) else {
+                    continue;
+                };
+                let mut won: Option<(Variant, u64)> = None;
+                for v in skyline::VARIANTS {
                     if h <= bound || budget.expired() {
-                        break 'ends;
+                        break;
                     }
-                    if let Some(placed) = stacked::place(&local, v, end) {
-                        if placed.1 < h {
-                            (off, h) = placed;
-                        }
+                    let placed = stacked::place_stack(&local, v, &stack);
+                    if won.map_or(true, |(_, wh)| placed.1 < wh) {
+                        won = Some((v, placed.1));
+                    }
+                    if placed.1 < h {
+                        (off, h) = placed;
+                    }
+                }
+                if let Some((v, wh)) = won {
+                    if stair.as_ref().map_or(true, |s| wh < s.2) {
+                        stair = Some((v, stack, wh));
                     }
                 }
             }
@@ -246,6 +263,7 @@ fn by_groups(
                 bound,
                 searchable: false,
                 sky: sky.map(|(v, _)| v),
+                stair: stair.map(|(v, st, _)| (v, st)),
                 bufs: local,
             };
             if let Some(ov) = &g.overlaps {
@@ -330,16 +348,19 @@ fn by_groups(
             // The best greedy start is often not the best start for the iterated greedy: a few
             // starts (the best variant and those that won most often on the real graphs of
             // docs/layout.md) share the time evenly.
-            let mut starts = vec![found];
+            let mut starts: Vec<(Variant, &[u32])> = vec![(found, &[])];
+            if let Some((v, st)) = &g.stair {
+                starts.insert(0, (*v, st));
+            }
             for v in SKYLINE_STARTS {
-                if !starts.contains(&v) {
-                    starts.push(v);
+                if !starts.contains(&(v, &[])) {
+                    starts.push((v, &[]));
                 }
             }
             let mut best: Option<(Vec<u64>, u64)> = None;
-            for (s, &v @ (pick, reversed, edges)) in starts.iter().enumerate() {
+            for (s, &(v @ (pick, reversed, edges), stack)) in starts.iter().enumerate() {
                 let this = one.share(1.0 / (starts.len() - s) as f64, one.max_states);
-                let mut cur = skyline::place(&g.bufs, v);
+                let mut cur = stacked::place_stack(&g.bufs, v, stack);
                 let mut prio = skyline::priorities(&g.bufs, pick);
                 for mixed in [false, true] {
                     let half = this.share(if mixed { 1.0 } else { 0.5 }, this.max_states);
@@ -348,6 +369,7 @@ fn by_groups(
                         &g.bufs,
                         &mut prio,
                         (reversed, edges),
+                        stack,
                         start,
                         goal,
                         &half,
