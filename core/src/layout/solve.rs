@@ -23,7 +23,9 @@ use super::hill_climb;
 use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
+use super::peak_first;
 use super::problem::{peak_live, Buffer, Problem};
+use super::repack;
 use super::skyline::{self, Variant};
 use super::stacked;
 use crate::budget::Budget;
@@ -49,6 +51,11 @@ const SKYLINE_ROUNDS: u64 = 2_000;
 const PRE_SEARCH_SHARE: f64 = 0.1;
 /// The pre-search's largest node limit, per buffer of the group.
 const PRE_SEARCH_SCALE: u64 = 64;
+/// Share of each group's local-improvement time for ruin and recreate ([`repack`]), before hill
+/// climbing.
+const REPACK_SHARE: f64 = 0.5;
+/// Share of the time left for a group's best fit from the peak ([`peak_first`]).
+const PEAK_FIRST_SHARE: f64 = 0.25;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -272,6 +279,20 @@ fn by_groups(
                     (g.off, g.height) = placed;
                     g.order = Some(order);
                 }
+                // Best fit from the peak step's buffers, stacked first: a share of the time
+                // left, so that on large groups the later phases still run.
+                let pf = budget.share(PEAK_FIRST_SHARE, budget.max_states);
+                for (t, stack, rank) in peak_first::candidates(&g.bufs) {
+                    if g.height <= bound || pf.expired() {
+                        break;
+                    }
+                    let order = peak_first::order(&g.bufs, ov, t, stack, rank);
+                    let placed = best_fit::place(&g.bufs, ov, &order);
+                    if placed.1 < g.height {
+                        (g.off, g.height) = placed;
+                        g.order = Some(order);
+                    }
+                }
                 let spans: u64 = {
                     let s = super::problem::Sections::of(
                         &g.bufs,
@@ -315,7 +336,7 @@ fn by_groups(
     // tried first). With one (MiniMalloc's decision question) the greedy layouts are far above
     // it and the seed only costs nodes: instance K took 1.9 s with it, 0.2 s without.
     let seeded = capacity.is_none();
-    if seeded {
+    if seeded && !budget.expired() {
         seed(&groups, &mut solvers);
     }
     if method == LayoutMethod::Auto && capacity.is_none() {
@@ -359,6 +380,9 @@ fn by_groups(
             }
             let mut best: Option<(Vec<u64>, u64)> = None;
             for (s, &(v @ (pick, reversed, edges), stack)) in starts.iter().enumerate() {
+                if one.expired() {
+                    break;
+                }
                 let this = one.share(1.0 / (starts.len() - s) as f64, one.max_states);
                 let mut cur = stacked::place_stack(&g.bufs, v, stack);
                 let mut prio = skyline::priorities(&g.bufs, pick);
@@ -395,7 +419,7 @@ fn by_groups(
             }
         }
     }
-    if seeded {
+    if seeded && !budget.expired() {
         seed(&groups, &mut solvers);
     }
     // `auto` leaves a quarter of the remaining time to local improvement.
@@ -420,8 +444,29 @@ fn by_groups(
         && capacity.map_or(true, |c| arena_of(&groups, forest.stacked_top) > c)
     {
         let goal = capacity.unwrap_or(lo).max(lo);
-        for g in groups.iter_mut().filter(|g| g.top() > goal) {
+        let above = groups.iter().filter(|g| g.top() > goal).count();
+        for (done, g) in groups.iter_mut().filter(|g| g.top() > goal).enumerate() {
+            if budget.expired() {
+                break;
+            }
             let Some(ov) = &g.overlaps else { continue };
+            let stop_at = goal.saturating_sub(g.base);
+            // Ruin and recreate on the top of the best layout first (half of this group's share),
+            // then hill climbing over best-fit orders.
+            let one = budget.share(1.0 / (above - done) as f64, budget.max_states);
+            let half = one.share(REPACK_SHARE, one.max_states);
+            let start = (std::mem::take(&mut g.off), g.height);
+            (g.off, g.height) = repack::improve(
+                &g.bufs,
+                ov,
+                start,
+                stop_at,
+                &half,
+                budget.max_states.min(repack::MAX_ROUNDS),
+            );
+            if g.height <= stop_at || budget.expired() {
+                continue;
+            }
             let order = g
                 .order
                 .take()
@@ -432,8 +477,7 @@ fn by_groups(
             } else {
                 (std::mem::take(&mut g.off), g.height)
             };
-            let stop_at = goal.saturating_sub(g.base);
-            let (off, h) = hill_climb::improve(&g.bufs, ov, order, start, stop_at, budget);
+            let (off, h) = hill_climb::improve(&g.bufs, ov, order, start, stop_at, &one);
             g.off = off;
             g.height = h;
         }
