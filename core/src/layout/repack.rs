@@ -56,13 +56,9 @@ pub fn improve(
         let floor = h.saturating_sub(depth.max(bufs[t].size));
         freed.clear();
         freed.push(t as u32);
-        freed.extend(
-            overlaps
-                .row(t)
-                .iter()
-                .copied()
-                .filter(|&x| bufs[x as usize].size > 0 && off[x as usize] + bufs[x as usize].size > floor),
-        );
+        freed.extend(overlaps.row(t).iter().copied().filter(|&x| {
+            bufs[x as usize].size > 0 && off[x as usize] + bufs[x as usize].size > floor
+        }));
         let key = rng.below(3);
         freed.sort_by_key(|&x| {
             let b = &bufs[x as usize];

@@ -56,6 +56,9 @@ const PRE_SEARCH_SCALE: u64 = 64;
 const REPACK_SHARE: f64 = 0.5;
 /// Share of the time left for a group's best fit from the peak ([`peak_first`]).
 const PEAK_FIRST_SHARE: f64 = 0.25;
+/// Share of a group's iterated-greedy time for hill climbing from its best-fit order, where one
+/// gave its best layout.
+const ORDER_SHARE: f64 = 0.8;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -234,7 +237,7 @@ fn by_groups(
             // The same from a staircase of the buffers live at the start or at the end
             // (inputs, outputs) stacked at the bottom.
             let mut stair: Option<(Variant, Vec<u32>, u64)> = None;
-            for end in [stacked::End::Last, stacked::End::First, stacked::End::Laminar] {
+            for end in [stacked::End::Last, stacked::End::First] {
                 if h <= bound || budget.expired() {
                     break;
                 }
@@ -363,6 +366,18 @@ fn by_groups(
             };
             let left = (todo.len() - done) as f64;
             let one = share.share(1.0 / left, share.max_states);
+            // Where a best-fit order gave the best layout (the peak-first stacks on training
+            // steps), hill climbing from it gets half of the group's time first: on googlenet it
+            // takes 1.0124 to 1.0092 where the skyline's starts do not move.
+            if let (Some(order), Some(ov)) = (&g.order, &g.overlaps) {
+                let half = one.share(ORDER_SHARE, one.max_states);
+                let start = (std::mem::take(&mut g.off), g.height);
+                (g.off, g.height) =
+                    hill_climb::improve(&g.bufs, ov, order.clone(), start, g.bound, &half);
+                if g.height <= g.bound {
+                    continue;
+                }
+            }
             let rounds = budget.max_states.min(SKYLINE_ROUNDS);
             // With a capacity, a layout within it is enough.
             let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));

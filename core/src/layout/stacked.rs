@@ -19,78 +19,36 @@ pub enum End {
     First,
     /// Live to the group's last time.
     Last,
-    /// A laminar family (no two lifetimes cross), chosen greedily by size × lifetime, largest
-    /// first: a training step's forward activations, saved until their backward use, nest like
-    /// a stack, and so do an elimination tree's fronts.
-    Laminar,
 }
 
-/// Largest group [`End::Laminar`] chooses from (the choice is quadratic).
-pub const MAX_LAMINAR: usize = 20_000;
-
-/// Whether two lifetimes cross: they overlap and neither holds the other.
-fn cross(a: &Buffer, b: &Buffer) -> bool {
-    (a.lower < b.lower && b.lower < a.upper && a.upper < b.upper)
-        || (b.lower < a.lower && a.lower < b.upper && b.upper < a.upper)
-}
-
-/// A laminar family among `live`, largest size × lifetime first (ties: the lower index), in
-/// placement order: longest first, so every buffer comes after those holding it.
-pub fn laminar(bufs: &[Buffer], live: &[u32]) -> Vec<u32> {
-    let mut by_area: Vec<u32> = live.to_vec();
-    let area = |i: u32| {
-        let b = &bufs[i as usize];
-        b.size as u128 * (b.upper - b.lower) as u128
-    };
-    by_area.sort_by_key(|&i| (std::cmp::Reverse(area(i)), i));
-    let mut chosen: Vec<u32> = Vec::new();
-    for i in by_area {
-        let b = &bufs[i as usize];
-        if chosen.iter().all(|&j| !cross(b, &bufs[j as usize])) {
-            chosen.push(i);
-        }
-    }
-    chosen.sort_by_key(|&i| {
-        let b = &bufs[i as usize];
-        (std::cmp::Reverse(b.upper - b.lower), b.lower, i)
-    });
-    chosen
-}
-
-/// The buffers to stack for `end`, in placement order. `None` when no buffer (or, at an end,
-/// every buffer) is chosen: the plain skyline is that layout.
+/// The buffers to stack for `end`, in placement order. `None` when no buffer (or every buffer)
+/// lives at that end: the plain skyline is that layout.
 pub fn stack(bufs: &[Buffer], end: End) -> Option<Vec<u32>> {
     let live: Vec<u32> = (0..bufs.len() as u32)
         .filter(|&i| bufs[i as usize].size > 0)
         .collect();
     let t0 = live.iter().map(|&i| bufs[i as usize].lower).min()?;
     let t1 = live.iter().map(|&i| bufs[i as usize].upper).max()?;
-    let mut stack: Vec<u32> = match end {
-        End::Laminar if live.len() > MAX_LAMINAR => return None,
-        End::Laminar => laminar(bufs, &live),
-        End::First | End::Last => live
-            .iter()
-            .copied()
-            .filter(|&i| match end {
-                End::First => bufs[i as usize].lower == t0,
-                _ => bufs[i as usize].upper == t1,
-            })
-            .collect(),
-    };
-    if stack.is_empty() || (end != End::Laminar && stack.len() == live.len()) {
+    let mut stack: Vec<u32> = live
+        .iter()
+        .copied()
+        .filter(|&i| match end {
+            End::First => bufs[i as usize].lower == t0,
+            End::Last => bufs[i as usize].upper == t1,
+        })
+        .collect();
+    if stack.is_empty() || stack.len() == live.len() {
         return None;
     }
-    if end != End::Laminar {
-        // Longest first (ties: larger first), so each lifetime lies inside the one before it.
-        stack.sort_by_key(|&i| {
-            let b = &bufs[i as usize];
-            (
-                std::cmp::Reverse(b.upper - b.lower),
-                std::cmp::Reverse(b.size),
-                i,
-            )
-        });
-    }
+    // Longest first (ties: larger first), so each lifetime lies inside the one before it.
+    stack.sort_by_key(|&i| {
+        let b = &bufs[i as usize];
+        (
+            std::cmp::Reverse(b.upper - b.lower),
+            std::cmp::Reverse(b.size),
+            i,
+        )
+    });
     Some(stack)
 }
 
