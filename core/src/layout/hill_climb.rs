@@ -21,7 +21,7 @@ pub fn improve(
     budget: &Budget,
 ) -> (Vec<u64>, u64) {
     let n = order.len();
-    if n < 2 {
+    if n < 2 || best.1 <= stop_at || budget.expired() {
         return best;
     }
     let mut rng = SplitMix(0x9e37_79b9_7f4a_7c15 ^ n as u64);

@@ -56,6 +56,8 @@ const PRE_SEARCH_SCALE: u64 = 64;
 const REPACK_SHARE: f64 = 0.5;
 /// Share of the time left for a group's best fit from the peak ([`peak_first`]).
 const PEAK_FIRST_SHARE: f64 = 0.25;
+/// [`SKYLINE_SHARE`] where a group's best layout came from a best-fit order.
+const ORDERED_SHARE: f64 = 0.75;
 /// Share of a group's iterated-greedy time for hill climbing from its best-fit order, where one
 /// gave its best layout.
 const ORDER_SHARE: f64 = 0.8;
@@ -112,7 +114,7 @@ pub fn solve(
                     best_fit::place(bufs, &overlaps, &best_fit::ranked(bufs, &overlaps, rank)).0
                 }
                 None => {
-                    let (order, placed) = best_ranked(bufs, &overlaps);
+                    let (order, placed) = best_ranked(bufs, &overlaps, budget);
                     hill_climb::improve(bufs, &overlaps, order, placed, lower, budget).0
                 }
             };
@@ -158,10 +160,14 @@ pub fn height(bufs: &[Buffer], offsets: &[u64]) -> u64 {
 /// A best-fit placement order and what it gives: (order, (offsets, height)).
 type Ranked = (Vec<u32>, (Vec<u64>, u64));
 
-/// The best of the four ranked best-fit orders.
-fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps) -> Ranked {
+/// The best of the four ranked best-fit orders (after the first, only those tried before the
+/// budget's deadline).
+fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps, budget: &Budget) -> Ranked {
     let mut best: Option<Ranked> = None;
     for rank in [Rank::Size, Rank::Duration, Rank::Conflicts, Rank::Area] {
+        if best.is_some() && budget.expired() {
+            break;
+        }
         let order = best_fit::ranked(bufs, overlaps, rank);
         let placed = best_fit::place(bufs, overlaps, &order);
         if best.as_ref().map_or(true, |(_, (_, h))| placed.1 < *h) {
@@ -277,10 +283,12 @@ fn by_groups(
                 bufs: local,
             };
             if let Some(ov) = &g.overlaps {
-                let (order, placed) = best_ranked(&g.bufs, ov);
-                if placed.1 < g.height || (placed.1 == g.height && g.height > bound) {
-                    (g.off, g.height) = placed;
-                    g.order = Some(order);
+                if g.height > bound && !budget.expired() {
+                    let (order, placed) = best_ranked(&g.bufs, ov, budget);
+                    if placed.1 <= g.height {
+                        (g.off, g.height) = placed;
+                        g.order = Some(order);
+                    }
                 }
                 // Best fit from the peak step's buffers, stacked first: a share of the time
                 // left, so that on large groups the later phases still run.
@@ -319,7 +327,9 @@ fn by_groups(
     let mut solvers: Vec<Option<Solver>> = groups
         .iter()
         .map(|g| match (&g.overlaps, g.searchable) {
-            (Some(ov), true) => Some(Solver::new(&g.bufs, ov)),
+            // Building a solver takes tens of ms on groups of thousands of buffers: not after
+            // the deadline.
+            (Some(ov), true) if !budget.expired() => Some(Solver::new(&g.bufs, ov)),
             _ => None,
         })
         .collect();
@@ -351,7 +361,6 @@ fn by_groups(
     // its time, and a capacity asks the search's decision question, which on MiniMalloc's
     // instances it answers far better than the greedy).
     if method == LayoutMethod::Auto && capacity.is_none() {
-        let share = budget.share(SKYLINE_SHARE, budget.max_states);
         let todo: Vec<usize> = (0..groups.len())
             .filter(|&k| {
                 let g = &groups[k];
@@ -359,6 +368,15 @@ fn by_groups(
                 g.height > goal && g.sky.is_some() && g.bufs.len() >= SKYLINE_MIN_BUFFERS
             })
             .collect();
+        // Hill climbing from a best-fit order gets more of the time than the skyline alone: on
+        // the training steps it keeps improving where the exact search, next, finds nothing.
+        let ordered = todo.iter().any(|&k| groups[k].order.is_some());
+        let fraction = if ordered {
+            ORDERED_SHARE
+        } else {
+            SKYLINE_SHARE
+        };
+        let share = budget.share(fraction, budget.max_states);
         for (done, &k) in todo.iter().enumerate() {
             let g = &mut groups[k];
             let Some(found) = g.sky else {
@@ -531,6 +549,9 @@ impl Search<'_> {
         max_scale: Option<u64>,
     ) {
         'rounds: loop {
+            if budget.expired() {
+                break;
+            }
             let mut decided_any = false;
             // A search hit its node limit: a higher one may decide it.
             let mut open = false;
