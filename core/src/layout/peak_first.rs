@@ -39,10 +39,12 @@ pub fn peak_steps(bufs: &[Buffer]) -> Option<(u64, u64)> {
             }
             k += 1;
         }
+        // Live bytes stay at this level until the next event (there is one while any is live).
+        let end = ev.get(k).map_or(t, |e| e.0 - 1);
         if live > peak {
-            (peak, first, last) = (live, Some(t), Some(t));
+            (peak, first, last) = (live, Some(t), Some(end));
         } else if live == peak && live > 0 {
-            last = Some(t);
+            last = Some(end);
         }
     }
     Some((first?, last?))
@@ -114,9 +116,9 @@ mod tests {
 
     #[test]
     fn finds_the_peak_steps() {
-        // Live bytes by step: 2, 5, 3, 5, 0.
-        let bufs = [b(0, 4, 2), b(1, 2, 3), b(2, 3, 1), b(3, 4, 3), b(0, 1, 0)];
-        assert_eq!(peak_steps(&bufs), Some((1, 3)));
+        // Live bytes by step: 2, 5, 3, 5, 5.
+        let bufs = [b(0, 5, 2), b(1, 2, 3), b(2, 3, 1), b(3, 5, 3), b(0, 1, 0)];
+        assert_eq!(peak_steps(&bufs), Some((1, 4)));
         assert_eq!(peak_steps(&[b(0, 2, 0)]), None);
     }
 

@@ -196,8 +196,7 @@ pub fn place_on(
     (off, height)
 }
 
-/// Iterated greedy on the skyline (from the staircase `stack`, as [`place_on`]): from the
-/// priorities `prio` (and their layout `best`), raise
+/// Iterated greedy on the skyline: from the priorities `prio` (and their layout `best`), raise
 /// the priority of a buffer that reaches the top above all others, so it is placed as soon as it
 /// fits, and keep the change when the height does not grow (sideways moves drift across
 /// plateaus), or (one move in three) of any buffer. `mixed` adds a move: a buffer under a top
@@ -205,6 +204,29 @@ pub fn place_on(
 /// runs both, one after the other. Stops at `stop_at`, at the budget's deadline or after
 /// `max` rounds. A fixed-seed generator makes runs reproducible.
 pub fn improve(
+    bufs: &[Buffer],
+    prio: &mut Vec<(u128, u128)>,
+    (reversed, edges): (bool, bool),
+    best: (Vec<u64>, u64),
+    stop_at: u64,
+    budget: &crate::budget::Budget,
+    rounds: Rounds,
+) -> (Vec<u64>, u64) {
+    improve_on(
+        bufs,
+        prio,
+        (reversed, edges),
+        &[],
+        best,
+        stop_at,
+        budget,
+        rounds,
+    )
+}
+
+/// As [`improve`], every layout started from the staircase `stack` (as [`place_on`]).
+#[allow(clippy::too_many_arguments)]
+pub fn improve_on(
     bufs: &[Buffer],
     prio: &mut Vec<(u128, u128)>,
     (reversed, edges): (bool, bool),

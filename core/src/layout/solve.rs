@@ -422,7 +422,7 @@ fn by_groups(
                 for mixed in [false, true] {
                     let half = this.share(if mixed { 1.0 } else { 0.5 }, this.max_states);
                     let start = std::mem::take(&mut cur);
-                    cur = skyline::improve(
+                    cur = skyline::improve_on(
                         &g.bufs,
                         &mut prio,
                         (reversed, edges),
