@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use common::{cpu_ms, CpuClock};
 use peakorder::layout::{csv, layout_intervals, layout_planned, LayoutMethod, LayoutOptions};
-use peakorder::{Graph, Hooks, PlanOptions};
+use peakorder::{Graph, Hooks, OpIx, Plan, PlanOptions};
 
 struct Args {
     reps: usize,
@@ -31,6 +31,7 @@ struct Args {
     graphs: Vec<PathBuf>,
     plan_states: u64,
     plan_ms: Option<f64>,
+    orders: Option<PathBuf>,
 }
 
 fn args() -> Args {
@@ -41,6 +42,7 @@ fn args() -> Args {
         graphs: Vec::new(),
         plan_states: PLAN_STATES,
         plan_ms: None,
+        orders: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
@@ -56,6 +58,7 @@ fn args() -> Args {
                     .unwrap_or(PLAN_STATES)
             }
             "--plan-ms" => a.plan_ms = it.next().and_then(|v| v.parse().ok()),
+            "--orders" => a.orders = it.next().map(PathBuf::from),
             _ => {} // cargo bench passes --bench
         }
     }
@@ -188,9 +191,21 @@ fn graphs(a: &Args) {
             ..PlanOptions::default()
         };
         let p0 = cpu_ms();
-        let plan = match peakorder::plan(&g, &plan_opts, &CpuClock) {
-            Ok(p) => p,
-            Err(_) => continue,
+        let cached = a.orders.as_ref().map(|d| {
+            d.join(path.file_name().unwrap_or_default())
+                .with_extension("order")
+        });
+        let plan = match cached.as_deref().and_then(|f| cached_plan(&g, f)) {
+            Some(p) => p,
+            None => match peakorder::plan(&g, &plan_opts, &CpuClock) {
+                Ok(p) => {
+                    if let Some(f) = &cached {
+                        save_plan(&p, f);
+                    }
+                    p
+                }
+                Err(_) => continue,
+            },
         };
         let plan_ms = cpu_ms() - p0;
         let mut opts = LayoutOptions::default();
@@ -253,6 +268,40 @@ fn graphs(a: &Args) {
         100.0 * exact as f64 / total.max(1) as f64,
         100.0 * joint_exact as f64 / total.max(1) as f64
     );
+}
+
+/// `--orders DIR`: the planned order of a graph saved as `DIR/NAME.order` (its method, then the
+/// op indices), so that runs iterating on the layout skip the planning (seconds on a few graphs).
+fn save_plan(p: &Plan, file: &Path) {
+    let _ = std::fs::create_dir_all(file.parent().unwrap_or(Path::new(".")));
+    let mut text = p.method.clone();
+    for v in &p.order_ix {
+        text.push_str(&format!(" {v}"));
+    }
+    let _ = std::fs::write(file, text);
+}
+
+/// The plan of a saved order (re-checked: it must be an order of `g`; the peak is simulated).
+fn cached_plan(g: &Graph, file: &Path) -> Option<Plan> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut words = text.split_whitespace();
+    let method = words.next()?.to_string();
+    let order_ix: Vec<OpIx> = words.map(|w| w.parse().ok()).collect::<Option<_>>()?;
+    g.check_order(&order_ix).ok()?;
+    let peak_bytes = peakorder::peak_of(g, &order_ix);
+    Some(Plan {
+        order: g.op_ids(&order_ix),
+        peak_bytes,
+        inputs_bytes: 0,
+        lower_bound_bytes: 0,
+        optimal: false,
+        proof: None,
+        lower_bound_by: "",
+        method,
+        program_order_peak_bytes: None,
+        elapsed_ms: 0.0,
+        order_ix,
+    })
 }
 
 fn main() {

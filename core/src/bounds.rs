@@ -16,8 +16,10 @@ pub mod cases;
 pub mod cut;
 pub mod either_side;
 pub mod first_free;
+pub mod join_free;
 pub mod last_of_set;
 pub mod nested_set;
+pub mod rewrite_set;
 
 use crate::graph::Graph;
 use crate::OpIx;
@@ -48,6 +50,10 @@ pub enum BoundKind {
     EitherSide,
     /// The nested-set bound ([`nested_set`]).
     NestedSet,
+    /// The join-free bound ([`join_free`]).
+    JoinFree,
+    /// The rewrite-set bound ([`rewrite_set`]).
+    RewriteSet,
 }
 
 impl BoundKind {
@@ -65,6 +71,8 @@ impl BoundKind {
             BoundKind::FirstFree => "first-free",
             BoundKind::EitherSide => "either-side",
             BoundKind::NestedSet => "nested-set",
+            BoundKind::JoinFree => "join-free",
+            BoundKind::RewriteSet => "rewrite-set",
         }
     }
 }

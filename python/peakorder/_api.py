@@ -123,7 +123,7 @@ def plan(
 ) -> Dict[str, Any]:
     """Plans an order for ``graph``; returns ``peakorder plan --json``'s dict: ``order`` (op ids),
     ``peak_bytes``, ``inputs_bytes``, ``lower_bound_bytes``, ``optimal`` (true only when proven),
-    ``proof`` (what proved it: ``liu``, ``search``, ``cut``, ``last-of-set``, ``first-of-set``, ``first-free``, ``either-side``, ``nested-set``, ``branching``,
+    ``proof`` (what proved it: ``liu``, ``search``, ``cut``, ``last-of-set``, ``first-of-set``, ``first-free``, ``either-side``, ``nested-set``, ``join-free``, ``rewrite-set``, ``branching``,
     ``part`` or ``simple``; ``None`` unless optimal), ``lower_bound_by``, ``method``, ``program_order_peak_bytes`` (``None`` when the file's order is not topological)
     and ``elapsed_ms``.
 

@@ -102,7 +102,8 @@ export interface Plan {
   lower_bound_bytes: number;
   /** True only when proven. */
   optimal: boolean;
-  /** What proved it optimal: "liu", "search", "cut", "last-of-set", "first-of-set", "first-free", "either-side", "nested-set", "branching", "part" or
+  /** What proved it optimal: "liu", "search", "cut", "last-of-set", "first-of-set", "first-free", "either-side", "nested-set",
+   * "join-free", "rewrite-set", "branching", "part" or
    * "simple"; null unless `optimal`. */
   proof: string | null;
   /** What gave `lower_bound_bytes` (the same names). */

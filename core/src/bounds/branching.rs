@@ -511,6 +511,10 @@ pub struct Search<'g> {
     sets_done: bool,
     /// The first-free bound ran (or was cut off by its cap, for good).
     first_free_done: bool,
+    /// The join-free bound ran (or was cut off by its cap, for good).
+    join_free_done: bool,
+    /// The rewrite-set bound ran.
+    rewrites_done: bool,
     /// The either-side scan went through every split.
     splits_done: bool,
     /// The lowest of the orders started from the bounds' minimising downsets, with its peak:
@@ -568,6 +572,8 @@ impl<'g> Search<'g> {
             root: Root::Pending(Vec::new()),
             sets_done: false,
             first_free_done: false,
+            join_free_done: false,
+            rewrites_done: false,
             splits_done: false,
             hinted: None,
             root_bound: floor.0,
@@ -772,6 +778,40 @@ impl<'g> Search<'g> {
             }
             // Stopped by the clock (not its cap), it runs again in the next run.
             self.first_free_done = ff.complete || !stop();
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if self.first_free_done && !self.rewrites_done && self.floor < self.best_peak && !stop() {
+            // The first (last) of the large rewrites (an SGD step's updates).
+            let mut orders = vec![&self.best[..]];
+            orders.extend(self.others.iter().map(|o| &o[..]));
+            let rs =
+                super::rewrite_set::rewrite_set_bound(g, &orders, self.floor, self.best_peak, stop);
+            self.flows += rs.flows as u64;
+            hints.extend(rs.hint);
+            if rs.bytes > self.floor {
+                (self.floor, self.floor_by) = (rs.bytes, BoundKind::RewriteSet);
+            }
+            self.rewrites_done = rs.complete;
+            self.root_bound = self.root_bound.max(self.floor);
+        }
+        if self.first_free_done && !self.join_free_done && self.floor < self.best_peak && !stop() {
+            // The first free of what a join leaves live (a training step's saved activations
+            // and weights); capped like the first free.
+            let reads = std::cell::Cell::new(0u64);
+            let cap = FIRST_FREE_READS_PER_OP * g.num_ops() as u64 + 4096;
+            let jf_stop = || stop() || reads.replace(reads.get() + 1) > cap;
+            let jf = super::join_free::join_free_bound(
+                g,
+                &self.best,
+                self.floor,
+                self.best_peak,
+                &jf_stop,
+            );
+            self.flows += jf.flows as u64;
+            if jf.bytes > self.floor {
+                (self.floor, self.floor_by) = (jf.bytes, BoundKind::JoinFree);
+            }
+            self.join_free_done = jf.complete || !stop();
             self.root_bound = self.root_bound.max(self.floor);
         }
         if self.sets_done

@@ -36,37 +36,70 @@ pub struct Found {
     pub tried: u64,
 }
 
+/// One greedy layout: a skyline variant, plain or from a staircase at one end.
+type Greedy = (skyline::Variant, Option<stacked::End>);
+
 /// Score of an order: (arena, bytes × steps above the lower bound, peak), lower is better, and
 /// the ops at the ends of the buffers above the bound (the highest buffer's first).
 struct Eval {
     score: (u64, u128, u64),
     ends: Vec<OpIx>,
     fits: bool,
+    /// The greedy layout that scored it.
+    by: Greedy,
 }
 
 /// Lays `order` out by the skyline greedy's variants alone, plain and from a staircase ([`stacked`];
-/// no overlap graph, no search: milliseconds on a thousand buffers) and scores the best.
-fn evaluate(g: &Graph, order: &[OpIx], align: u64, budget: &Budget) -> Option<Eval> {
+/// no overlap graph, no search: milliseconds on a thousand buffers) and scores the best; with
+/// `only` not empty, by those greedy layouts alone (the one that won for the order a move
+/// starts from: a candidate is scored about thirty times faster, and its score is still an
+/// upper bound of what the full portfolio gives).
+fn evaluate(
+    g: &Graph,
+    order: &[OpIx],
+    align: u64,
+    budget: &Budget,
+    only: &[Greedy],
+) -> Option<Eval> {
     let (bufs, _) = lifetimes(g, order);
     let problem = Problem::new(bufs, align, &|i| format!("buffer #{i}")).ok()?;
     let lb0 = problem.lower_bound();
-    let mut best: Option<(Vec<u64>, u64)> = None;
-    'variants: for v in skyline::VARIANTS {
-        let tries = [
-            Some(skyline::place(problem.buffers(), v)),
-            stacked::place(problem.buffers(), v, stacked::End::Last),
-            stacked::place(problem.buffers(), v, stacked::End::First),
-        ];
-        for placed in tries.into_iter().flatten() {
-            if best.as_ref().map_or(true, |b| placed.1 < b.1) {
-                best = Some(placed);
-            }
-            if best.as_ref().is_some_and(|b| b.1 <= lb0) || budget.expired() {
-                break 'variants;
+    let lay = |(v, end): Greedy| match end {
+        None => Some(skyline::place(problem.buffers(), v)),
+        Some(e) => stacked::place(problem.buffers(), v, e),
+    };
+    let mut best: Option<((Vec<u64>, u64), Greedy)> = None;
+    let all: Vec<Greedy> = match only {
+        [_, ..] => only.to_vec(),
+        [] => skyline::VARIANTS
+            .iter()
+            .flat_map(|&v| {
+                [
+                    (v, None),
+                    (v, Some(stacked::End::Last)),
+                    (v, Some(stacked::End::First)),
+                ]
+            })
+            .collect(),
+    };
+    for by in all {
+        if let Some(placed) = lay(by) {
+            if best.as_ref().map_or(true, |b| placed.1 < b.0 .1) {
+                best = Some((placed, by));
             }
         }
+        if best.as_ref().is_some_and(|b| b.0 .1 <= lb0) || budget.expired() {
+            break;
+        }
     }
-    let (offsets, arena) = best?;
+    // A staircase needs buffers at its end: fall back to the plain variant.
+    if best.is_none() {
+        if let Some(&(v, _)) = only.first() {
+            best = Some((skyline::place(problem.buffers(), v), (v, None)));
+        }
+    }
+    let (best, by) = best?;
+    let (offsets, arena) = best;
     let lb = problem.lower_bound();
     let mut top: Vec<(u64, usize)> = Vec::new();
     let mut excess: u128 = 0;
@@ -98,12 +131,26 @@ fn evaluate(g: &Graph, order: &[OpIx], align: u64, budget: &Budget) -> Option<Ev
         score: (arena, excess, peak_of(g, order)),
         ends,
         fits: arena <= lb,
+        by,
     })
 }
 
 /// The positions op `v` (at `at`) may move to: after its last input's producer, before its first
 /// consumer; the ends of that window and the midpoints toward them.
 fn targets(g: &Graph, pos: &[usize], v: OpIx, at: usize) -> Vec<usize> {
+    let (lo, hi) = window(g, pos, v);
+    let mut out = Vec::new();
+    for t in [hi, lo, at + (hi.saturating_sub(at)) / 2, lo + (at - lo) / 2] {
+        if t != at && t >= lo && t <= hi && !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The positions op `v` may move to (`pos`: each op's position): after its last input's
+/// producer, before its first consumer.
+fn window(g: &Graph, pos: &[usize], v: OpIx) -> (usize, usize) {
     let lo = g
         .preds(v)
         .iter()
@@ -117,13 +164,7 @@ fn targets(g: &Graph, pos: &[usize], v: OpIx, at: usize) -> Vec<usize> {
         .min()
         .unwrap_or(pos.len())
         .saturating_sub(1);
-    let mut out = Vec::new();
-    for t in [hi, lo, at + (hi.saturating_sub(at)) / 2, lo + (at - lo) / 2] {
-        if t != at && t >= lo && t <= hi && !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    out
+    (lo, hi)
 }
 
 /// `order` with the op at `from` moved to position `to` (the others keep their order).
@@ -134,22 +175,129 @@ fn moved(order: &[OpIx], from: usize, to: usize) -> Vec<OpIx> {
     o
 }
 
-/// Hill climbing over orders from `start` (topological): moves of the ops at the ends of the
-/// buffers above the bound, each kept only if the order's peak stays at most `limit` and its
-/// portfolio layout scores better. Stops when an order's layout meets its bound, no move helps,
-/// or the budget ends.
-pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget) -> Found {
-    let mut order = start.to_vec();
-    let mut tried = 0;
-    let Some(mut cur) = evaluate(g, &order, align, budget) else {
-        return Found {
-            peak: peak_of(g, start),
-            arena: 0,
-            order,
-            tried,
+/// Where [`producers_moved`] moves each producer of a pinned buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Toward {
+    /// Right after its last input's producer: the buffers it pins are born as early as the
+    /// order allows, below what is born later.
+    Early,
+    /// Right before its first consumer (or at the end): born as late as the order allows.
+    Late,
+}
+
+/// `order` (topological) with the producers of pinned buffers (the results that live to the
+/// end), one after another, moved as far as they go `toward` one end, each move kept only if the
+/// order's peak (re-checked by the simulator) stays at most `limit`. Moving one producer at a
+/// time changes little where hundreds of results stack above the peak step's temporaries (the
+/// workflow DAGs of docs/layout.md); moving all of them changes where the whole stack is born.
+pub fn producers_moved(g: &Graph, order: &[OpIx], toward: Toward, limit: u64) -> Vec<OpIx> {
+    let mut order = order.to_vec();
+    let pins = |v: OpIx| g.creates(v).iter().any(|&s| g.pinned(s));
+    let mut todo: Vec<OpIx> = order.iter().copied().filter(|&v| pins(v)).collect();
+    if toward == Toward::Late {
+        todo.reverse();
+    }
+    let mut pos = vec![0usize; order.len()];
+    for v in todo {
+        for (k, &w) in order.iter().enumerate() {
+            pos[w as usize] = k;
+        }
+        let at = pos[v as usize];
+        let to = match toward {
+            Toward::Early => g
+                .preds(v)
+                .iter()
+                .map(|&p| pos[p as usize] + 1)
+                .max()
+                .unwrap_or(0),
+            Toward::Late => g
+                .succs(v)
+                .iter()
+                .map(|&s| pos[s as usize])
+                .min()
+                .unwrap_or(order.len())
+                .saturating_sub(1),
         };
-    };
-    tried += 1;
+        if to == at {
+            continue;
+        }
+        let cand = moved(&order, at, to);
+        if peak_of(g, &cand) <= limit {
+            order = cand;
+        }
+    }
+    order
+}
+
+/// Random restarts of the climb ([`search`]) at most.
+const KICKS: usize = 64;
+
+/// A xorshift generator (a fixed seed: reproducible orders; the seed must not be 0).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// `order` with `moves` random ops (half of them from `ends`) each moved to a random place in
+/// its window, each move kept only if the peak stays at most `limit`.
+pub fn kick(
+    g: &Graph,
+    order: &[OpIx],
+    ends: &[OpIx],
+    limit: u64,
+    moves: usize,
+    rng: &mut Rng,
+) -> Vec<OpIx> {
+    let mut order = order.to_vec();
+    if order.is_empty() {
+        return order;
+    }
+    let mut pos = vec![0usize; order.len()];
+    for k in 0..moves * 2 {
+        for (i, &w) in order.iter().enumerate() {
+            pos[w as usize] = i;
+        }
+        let v = if k % 2 == 0 && !ends.is_empty() {
+            ends[rng.below(ends.len())]
+        } else {
+            order[rng.below(order.len())]
+        };
+        let at = pos[v as usize];
+        let (lo, hi) = window(g, &pos, v);
+        let to = lo + rng.below(hi - lo + 1);
+        if to == at {
+            continue;
+        }
+        let cand = moved(&order, at, to);
+        if peak_of(g, &cand) <= limit {
+            order = cand;
+        }
+    }
+    order
+}
+
+/// Hill climbing from `order` (scored `cur`): the moves of the ops at the ends of the top
+/// buffers, each scored by the one greedy layout that won for the current order (the first move
+/// that lowers the score is kept); when none helps, the current order is scored again by every
+/// greedy layout, and the climb goes on if another one wins (a better score, or the same score
+/// by another layout), else stops.
+fn climb(
+    g: &Graph,
+    mut order: Vec<OpIx>,
+    mut cur: Eval,
+    align: u64,
+    limit: u64,
+    budget: &Budget,
+    tried: &mut u64,
+) -> (Vec<OpIx>, Eval) {
+    let mut rescored = false;
     'climb: while !cur.fits && !budget.expired() {
         let mut pos = vec![0usize; order.len()];
         for (k, &v) in order.iter().enumerate() {
@@ -165,18 +313,93 @@ pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget
                 if peak_of(g, &cand) > limit {
                     continue;
                 }
-                let Some(e) = evaluate(g, &cand, align, budget) else {
+                let Some(e) = evaluate(g, &cand, align, budget, &[cur.by]) else {
                     continue;
                 };
-                tried += 1;
+                *tried += 1;
                 if e.score < cur.score {
                     order = cand;
                     cur = e;
+                    rescored = false;
                     continue 'climb;
                 }
             }
         }
-        break;
+        if rescored || budget.expired() {
+            break;
+        }
+        // Stalled: which greedy layout wins for this order now?
+        match evaluate(g, &order, align, budget, &[]) {
+            Some(e) if e.score < cur.score || (e.score == cur.score && e.by != cur.by) => {
+                *tried += 1;
+                cur = e;
+                rescored = true;
+            }
+            _ => break,
+        }
+    }
+    (order, cur)
+}
+
+/// Hill climbing over orders from `start` (topological): moves of the ops at the ends of the
+/// buffers above the bound, each kept only if the order's peak stays at most `limit` and its
+/// greedy layout scores better, from the best of the start and the start with every producer of
+/// a pinned buffer moved early or late ([`producers_moved`]); then random kicks, each followed
+/// by the climb. Stops when an order's layout meets its bound, the kicks are done, or the budget
+/// ends.
+pub fn search(g: &Graph, start: &[OpIx], align: u64, limit: u64, budget: &Budget) -> Found {
+    let order = start.to_vec();
+    let mut tried = 0;
+    let Some(cur) = evaluate(g, &order, align, budget, &[]) else {
+        return Found {
+            peak: peak_of(g, start),
+            arena: 0,
+            order,
+            tried,
+        };
+    };
+    tried += 1;
+    // The start with every producer of a pinned buffer moved early or late, scored by every
+    // greedy layout: the climb starts from the best of the three.
+    let (mut order, mut cur) = (order, cur);
+    for toward in [Toward::Early, Toward::Late] {
+        if cur.fits || budget.expired() {
+            break;
+        }
+        let cand = producers_moved(g, start, toward, limit);
+        if cand == order {
+            continue;
+        }
+        if let Some(e) = evaluate(g, &cand, align, budget, &[]) {
+            tried += 1;
+            if e.score < cur.score {
+                order = cand;
+                cur = e;
+            }
+        }
+    }
+    let (mut order, mut cur) = climb(g, order, cur, align, limit, budget, &mut tried);
+    // Iterated local search: from the best order, a few random moves within the peak limit
+    // (ops at the ends of the top buffers, and any op), then the climb again; the best order
+    // reached is kept. A fixed seed: the same orders on every run.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ start.len() as u64);
+    for round in 0..KICKS {
+        if cur.fits || budget.expired() || tried >= budget.max_states {
+            break;
+        }
+        let kicked = kick(g, &order, &cur.ends, limit, 1 + round % 4, &mut rng);
+        if kicked == order {
+            continue;
+        }
+        let Some(e) = evaluate(g, &kicked, align, budget, &[cur.by]) else {
+            continue;
+        };
+        tried += 1;
+        let (o, e) = climb(g, kicked, e, align, limit, budget, &mut tried);
+        if e.score < cur.score {
+            order = o;
+            cur = e;
+        }
     }
     Found {
         peak: cur.score.2,
