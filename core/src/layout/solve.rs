@@ -60,7 +60,7 @@ const PEAK_FIRST_SHARE: f64 = 0.25;
 const ORDERED_SHARE: f64 = 0.75;
 /// Share of a group's iterated-greedy time for hill climbing from its best-fit order, where one
 /// gave its best layout.
-const ORDER_SHARE: f64 = 0.8;
+const ORDER_SHARE: f64 = 0.5;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -404,7 +404,7 @@ fn by_groups(
             // docs/layout.md) share the time evenly.
             let mut starts: Vec<(Variant, &[u32])> = vec![(found, &[])];
             if let Some((v, st)) = &g.stair {
-                starts.insert(0, (*v, st));
+                starts.push((*v, st));
             }
             for v in SKYLINE_STARTS {
                 if !starts.contains(&(v, &[])) {
