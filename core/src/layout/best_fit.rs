@@ -57,9 +57,27 @@ pub fn ranked(bufs: &[Buffer], overlaps: &Overlaps, rank: Rank) -> Vec<u32> {
 
 /// Places `bufs` in `order` (every index once); returns the offsets and the height.
 pub fn place(bufs: &[Buffer], overlaps: &Overlaps, order: &[u32]) -> (Vec<u64>, u64) {
-    const UNPLACED: u64 = u64::MAX;
-    let mut off = vec![UNPLACED; bufs.len()];
-    let mut height = 0u64;
+    place_into(bufs, overlaps, vec![UNPLACED; bufs.len()], order)
+}
+
+/// The offset of a buffer [`place_into`] is still to place.
+pub const UNPLACED: u64 = u64::MAX;
+
+/// As [`place`], around the buffers already placed in `off` (the others [`UNPLACED`]), which
+/// keep their offsets; `order` lists the unplaced ones. Returns the offsets and the height of all.
+pub fn place_into(
+    bufs: &[Buffer],
+    overlaps: &Overlaps,
+    mut off: Vec<u64>,
+    order: &[u32],
+) -> (Vec<u64>, u64) {
+    let mut height = bufs
+        .iter()
+        .zip(&off)
+        .filter(|(b, &o)| b.size > 0 && o != UNPLACED)
+        .map(|(b, &o)| o + b.size)
+        .max()
+        .unwrap_or(0);
     let mut taken: Vec<(u64, u64)> = Vec::new();
     for &b in order {
         let b = b as usize;

@@ -21,11 +21,15 @@ pub fn improve(
     budget: &Budget,
 ) -> (Vec<u64>, u64) {
     let n = order.len();
-    if n < 2 {
+    if n < 2 || best.1 <= stop_at || budget.expired() {
         return best;
     }
     let mut rng = SplitMix(0x9e37_79b9_7f4a_7c15 ^ n as u64);
     let mut pos = vec![0usize; n];
+    // The layout of `order` (`best` may be another, better one): a move changes the order from
+    // some position on, and best fit places the buffers before it as before, so only the rest
+    // is placed again.
+    let mut cur = best_fit::place(bufs, overlaps, &order).0;
     let mut rounds: u64 = 0;
     while best.1 > stop_at && !budget.expired() && rounds < budget.max_states {
         rounds += 1;
@@ -33,7 +37,8 @@ pub fn improve(
             pos[b as usize] = p;
         }
         let mut trial = order.clone();
-        if rng.below(2) == 0 {
+        // The first position the move changes.
+        let changed = if rng.below(2) == 0 {
             // A buffer at the top, moved earlier.
             let tops: Vec<usize> = (0..n)
                 .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
@@ -49,13 +54,20 @@ pub fn improve(
             let to = rng.below(from as u64) as usize;
             let item = trial.remove(from);
             trial.insert(to, item);
+            to
         } else {
             let i = rng.below(n as u64) as usize;
             let j = rng.below(n as u64) as usize;
             trial.swap(i, j);
+            i.min(j)
+        };
+        let mut start = vec![best_fit::UNPLACED; bufs.len()];
+        for &b in &trial[..changed] {
+            start[b as usize] = cur[b as usize];
         }
-        let placed = best_fit::place(bufs, overlaps, &trial);
+        let placed = best_fit::place_into(bufs, overlaps, start, &trial[changed..]);
         if placed.1 <= best.1 {
+            cur.clone_from(&placed.0);
             best = placed;
             order = trial;
         }

@@ -97,10 +97,11 @@ pub fn place_by(
     place_on(bufs, prio, reversed, edges, &[])
 }
 
-/// As [`place_by`], with the buffers `stack` (indices, each lifetime inside the one before it,
-/// all sharing an end: those live from the first time, longest first, or those live to the last
-/// time, earliest born first) placed first, one on another from offset 0; the greedy fills the
-/// rest on top of that staircase ([`super::stacked`]).
+/// As [`place_by`], with the buffers `stack` placed first, in that order, each on the skyline
+/// segment that holds its whole lifetime (one whose lifetime spans several segments is left to
+/// the greedy). For a laminar family (no two lifetimes cross: each pair is disjoint or nested),
+/// parents before children, this leaves no hole: at every time the stacked buffers live then
+/// hold exactly the bottom bytes ([`super::stacked`]). The greedy fills the rest on top.
 pub fn place_on(
     bufs: &[Buffer],
     prio: &[(u128, u128)],
@@ -134,19 +135,23 @@ pub fn place_on(
     }
     let mut sky = Skyline::new(t0, t1);
     let mut height = 0u64;
-    let mut outer = (t0, t1);
     for &i in stack {
-        let b = &bufs[i as usize];
+        let Some(b) = bufs.get(i as usize) else {
+            continue;
+        };
         let (l, u) = span(b);
-        // Nested lifetimes only: [l, u) must lie inside the segment the previous one raised
-        // (any other is left to the greedy).
-        if b.size == 0 || l < outer.0 || u > outer.1 || !unplaced.remove(&(l, i)) {
+        if b.size == 0 {
             continue;
         }
-        outer = (l, u);
-        off[i as usize] = height;
-        height += b.size;
-        sky.raise(l, u, height);
+        let Some((_, e, h)) = sky.at(l) else {
+            continue;
+        };
+        if u > e || !unplaced.remove(&(l, i)) {
+            continue;
+        }
+        off[i as usize] = h;
+        height = height.max(h + b.size);
+        sky.raise(l, u, h + b.size);
     }
     if unplaced.is_empty() {
         return (off, height);
@@ -202,6 +207,30 @@ pub fn improve(
     bufs: &[Buffer],
     prio: &mut Vec<(u128, u128)>,
     (reversed, edges): (bool, bool),
+    best: (Vec<u64>, u64),
+    stop_at: u64,
+    budget: &crate::budget::Budget,
+    rounds: Rounds,
+) -> (Vec<u64>, u64) {
+    improve_on(
+        bufs,
+        prio,
+        (reversed, edges),
+        &[],
+        best,
+        stop_at,
+        budget,
+        rounds,
+    )
+}
+
+/// As [`improve`], every layout started from the staircase `stack` (as [`place_on`]).
+#[allow(clippy::too_many_arguments)]
+pub fn improve_on(
+    bufs: &[Buffer],
+    prio: &mut Vec<(u128, u128)>,
+    (reversed, edges): (bool, bool),
+    stack: &[u32],
     mut best: (Vec<u64>, u64),
     stop_at: u64,
     budget: &crate::budget::Budget,
@@ -263,7 +292,7 @@ pub fn improve(
                 }
             }
         }
-        let placed = place_by(bufs, &trial, reversed, edges);
+        let placed = place_on(bufs, &trial, reversed, edges, stack);
         if placed.1 <= best.1 {
             best = placed;
             *prio = trial;
@@ -299,6 +328,12 @@ impl Skyline {
         let (end, h) = self.segs.remove(&start).expect("a segment starts here");
         self.by_height.remove(&(h, start));
         (end, h)
+    }
+
+    /// The segment holding time `t`: (start, end, height).
+    fn at(&self, t: u64) -> Option<(u64, u64, u64)> {
+        let (&s, &(e, h)) = self.segs.range(..=t).next_back()?;
+        (t < e).then_some((s, e, h))
     }
 
     /// The lowest segment: (start, end, height).

@@ -23,7 +23,9 @@ use super::hill_climb;
 use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
+use super::peak_first;
 use super::problem::{peak_live, Buffer, Problem};
+use super::repack;
 use super::skyline::{self, Variant};
 use super::stacked;
 use crate::budget::Budget;
@@ -49,6 +51,16 @@ const SKYLINE_ROUNDS: u64 = 2_000;
 const PRE_SEARCH_SHARE: f64 = 0.1;
 /// The pre-search's largest node limit, per buffer of the group.
 const PRE_SEARCH_SCALE: u64 = 64;
+/// Share of each group's local-improvement time for ruin and recreate ([`repack`]), before hill
+/// climbing.
+const REPACK_SHARE: f64 = 0.5;
+/// Share of the time left for a group's best fit from the peak ([`peak_first`]).
+const PEAK_FIRST_SHARE: f64 = 0.25;
+/// [`SKYLINE_SHARE`] where a group's best layout came from a best-fit order.
+const ORDERED_SHARE: f64 = 0.75;
+/// Share of a group's iterated-greedy time for hill climbing from its best-fit order, where one
+/// gave its best layout.
+const ORDER_SHARE: f64 = 0.5;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -102,7 +114,7 @@ pub fn solve(
                     best_fit::place(bufs, &overlaps, &best_fit::ranked(bufs, &overlaps, rank)).0
                 }
                 None => {
-                    let (order, placed) = best_ranked(bufs, &overlaps);
+                    let (order, placed) = best_ranked(bufs, &overlaps, budget);
                     hill_climb::improve(bufs, &overlaps, order, placed, lower, budget).0
                 }
             };
@@ -148,10 +160,14 @@ pub fn height(bufs: &[Buffer], offsets: &[u64]) -> u64 {
 /// A best-fit placement order and what it gives: (order, (offsets, height)).
 type Ranked = (Vec<u32>, (Vec<u64>, u64));
 
-/// The best of the four ranked best-fit orders.
-fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps) -> Ranked {
+/// The best of the four ranked best-fit orders (after the first, only those tried before the
+/// budget's deadline).
+fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps, budget: &Budget) -> Ranked {
     let mut best: Option<Ranked> = None;
     for rank in [Rank::Size, Rank::Duration, Rank::Conflicts, Rank::Area] {
+        if best.is_some() && budget.expired() {
+            break;
+        }
         let order = best_fit::ranked(bufs, overlaps, rank);
         let placed = best_fit::place(bufs, overlaps, &order);
         if best.as_ref().map_or(true, |(_, (_, h))| placed.1 < *h) {
@@ -177,6 +193,8 @@ struct Group {
     searchable: bool,
     /// The best skyline variant, where the skyline ran.
     sky: Option<Variant>,
+    /// The best staircase start ([`stacked`]) and its variant, where one ran.
+    stair: Option<(Variant, Vec<u32>)>,
 }
 
 impl Group {
@@ -224,15 +242,30 @@ fn by_groups(
             }
             // The same from a staircase of the buffers live at the start or at the end
             // (inputs, outputs) stacked at the bottom.
-            'ends: for v in skyline::VARIANTS {
-                for end in [stacked::End::Last, stacked::End::First] {
+            let mut stair: Option<(Variant, Vec<u32>, u64)> = None;
+            for end in [stacked::End::Last, stacked::End::First] {
+                if h <= bound || budget.expired() {
+                    break;
+                }
+                let Some(stack) = stacked::stack(&local, end) else {
+                    continue;
+                };
+                let mut won: Option<(Variant, u64)> = None;
+                for v in skyline::VARIANTS {
                     if h <= bound || budget.expired() {
-                        break 'ends;
+                        break;
                     }
-                    if let Some(placed) = stacked::place(&local, v, end) {
-                        if placed.1 < h {
-                            (off, h) = placed;
-                        }
+                    let placed = stacked::place_stack(&local, v, &stack);
+                    if won.map_or(true, |(_, wh)| placed.1 < wh) {
+                        won = Some((v, placed.1));
+                    }
+                    if placed.1 < h {
+                        (off, h) = placed;
+                    }
+                }
+                if let Some((v, wh)) = won {
+                    if stair.as_ref().map_or(true, |s| wh < s.2) {
+                        stair = Some((v, stack, wh));
                     }
                 }
             }
@@ -246,13 +279,30 @@ fn by_groups(
                 bound,
                 searchable: false,
                 sky: sky.map(|(v, _)| v),
+                stair: stair.map(|(v, st, _)| (v, st)),
                 bufs: local,
             };
             if let Some(ov) = &g.overlaps {
-                let (order, placed) = best_ranked(&g.bufs, ov);
-                if placed.1 < g.height || (placed.1 == g.height && g.height > bound) {
-                    (g.off, g.height) = placed;
-                    g.order = Some(order);
+                if g.height > bound && !budget.expired() {
+                    let (order, placed) = best_ranked(&g.bufs, ov, budget);
+                    if placed.1 <= g.height {
+                        (g.off, g.height) = placed;
+                        g.order = Some(order);
+                    }
+                }
+                // Best fit from the peak step's buffers, stacked first: a share of the time
+                // left, so that on large groups the later phases still run.
+                let pf = budget.share(PEAK_FIRST_SHARE, budget.max_states);
+                for (t, stack, rank) in peak_first::candidates(&g.bufs) {
+                    if g.height <= bound || pf.expired() {
+                        break;
+                    }
+                    let order = peak_first::order(&g.bufs, ov, t, stack, rank);
+                    let placed = best_fit::place(&g.bufs, ov, &order);
+                    if placed.1 < g.height {
+                        (g.off, g.height) = placed;
+                        g.order = Some(order);
+                    }
                 }
                 let spans: u64 = {
                     let s = super::problem::Sections::of(
@@ -277,7 +327,9 @@ fn by_groups(
     let mut solvers: Vec<Option<Solver>> = groups
         .iter()
         .map(|g| match (&g.overlaps, g.searchable) {
-            (Some(ov), true) => Some(Solver::new(&g.bufs, ov)),
+            // Building a solver takes tens of ms on groups of thousands of buffers: not after
+            // the deadline.
+            (Some(ov), true) if !budget.expired() => Some(Solver::new(&g.bufs, ov)),
             _ => None,
         })
         .collect();
@@ -297,7 +349,7 @@ fn by_groups(
     // tried first). With one (MiniMalloc's decision question) the greedy layouts are far above
     // it and the seed only costs nodes: instance K took 1.9 s with it, 0.2 s without.
     let seeded = capacity.is_none();
-    if seeded {
+    if seeded && !budget.expired() {
         seed(&groups, &mut solvers);
     }
     if method == LayoutMethod::Auto && capacity.is_none() {
@@ -309,7 +361,6 @@ fn by_groups(
     // its time, and a capacity asks the search's decision question, which on MiniMalloc's
     // instances it answers far better than the greedy).
     if method == LayoutMethod::Auto && capacity.is_none() {
-        let share = budget.share(SKYLINE_SHARE, budget.max_states);
         let todo: Vec<usize> = (0..groups.len())
             .filter(|&k| {
                 let g = &groups[k];
@@ -317,6 +368,15 @@ fn by_groups(
                 g.height > goal && g.sky.is_some() && g.bufs.len() >= SKYLINE_MIN_BUFFERS
             })
             .collect();
+        // Hill climbing from a best-fit order gets more of the time than the skyline alone: on
+        // the training steps it keeps improving where the exact search, next, finds nothing.
+        let ordered = todo.iter().any(|&k| groups[k].order.is_some());
+        let fraction = if ordered {
+            ORDERED_SHARE
+        } else {
+            SKYLINE_SHARE
+        };
+        let share = budget.share(fraction, budget.max_states);
         for (done, &k) in todo.iter().enumerate() {
             let g = &mut groups[k];
             let Some(found) = g.sky else {
@@ -324,30 +384,49 @@ fn by_groups(
             };
             let left = (todo.len() - done) as f64;
             let one = share.share(1.0 / left, share.max_states);
+            // Where a best-fit order gave the best layout (the peak-first stacks on training
+            // steps), hill climbing from it gets half of the group's time first: on googlenet it
+            // takes 1.0124 to 1.0092 where the skyline's starts do not move.
+            if let (Some(order), Some(ov)) = (&g.order, &g.overlaps) {
+                let half = one.share(ORDER_SHARE, one.max_states);
+                let start = (std::mem::take(&mut g.off), g.height);
+                (g.off, g.height) =
+                    hill_climb::improve(&g.bufs, ov, order.clone(), start, g.bound, &half);
+                if g.height <= g.bound {
+                    continue;
+                }
+            }
             let rounds = budget.max_states.min(SKYLINE_ROUNDS);
             // With a capacity, a layout within it is enough.
             let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
             // The best greedy start is often not the best start for the iterated greedy: a few
             // starts (the best variant and those that won most often on the real graphs of
             // docs/layout.md) share the time evenly.
-            let mut starts = vec![found];
+            let mut starts: Vec<(Variant, &[u32])> = vec![(found, &[])];
+            if let Some((v, st)) = &g.stair {
+                starts.push((*v, st));
+            }
             for v in SKYLINE_STARTS {
-                if !starts.contains(&v) {
-                    starts.push(v);
+                if !starts.contains(&(v, &[])) {
+                    starts.push((v, &[]));
                 }
             }
             let mut best: Option<(Vec<u64>, u64)> = None;
-            for (s, &v @ (pick, reversed, edges)) in starts.iter().enumerate() {
+            for (s, &(v @ (pick, reversed, edges), stack)) in starts.iter().enumerate() {
+                if one.expired() {
+                    break;
+                }
                 let this = one.share(1.0 / (starts.len() - s) as f64, one.max_states);
-                let mut cur = skyline::place(&g.bufs, v);
+                let mut cur = stacked::place_stack(&g.bufs, v, stack);
                 let mut prio = skyline::priorities(&g.bufs, pick);
                 for mixed in [false, true] {
                     let half = this.share(if mixed { 1.0 } else { 0.5 }, this.max_states);
                     let start = std::mem::take(&mut cur);
-                    cur = skyline::improve(
+                    cur = skyline::improve_on(
                         &g.bufs,
                         &mut prio,
                         (reversed, edges),
+                        stack,
                         start,
                         goal,
                         &half,
@@ -373,7 +452,7 @@ fn by_groups(
             }
         }
     }
-    if seeded {
+    if seeded && !budget.expired() {
         seed(&groups, &mut solvers);
     }
     // `auto` leaves a quarter of the remaining time to local improvement.
@@ -398,8 +477,29 @@ fn by_groups(
         && capacity.map_or(true, |c| arena_of(&groups, forest.stacked_top) > c)
     {
         let goal = capacity.unwrap_or(lo).max(lo);
-        for g in groups.iter_mut().filter(|g| g.top() > goal) {
+        let above = groups.iter().filter(|g| g.top() > goal).count();
+        for (done, g) in groups.iter_mut().filter(|g| g.top() > goal).enumerate() {
+            if budget.expired() {
+                break;
+            }
             let Some(ov) = &g.overlaps else { continue };
+            let stop_at = goal.saturating_sub(g.base);
+            // Ruin and recreate on the top of the best layout first (half of this group's share),
+            // then hill climbing over best-fit orders.
+            let one = budget.share(1.0 / (above - done) as f64, budget.max_states);
+            let half = one.share(REPACK_SHARE, one.max_states);
+            let start = (std::mem::take(&mut g.off), g.height);
+            (g.off, g.height) = repack::improve(
+                &g.bufs,
+                ov,
+                start,
+                stop_at,
+                &half,
+                budget.max_states.min(repack::MAX_ROUNDS),
+            );
+            if g.height <= stop_at || budget.expired() {
+                continue;
+            }
             let order = g
                 .order
                 .take()
@@ -410,8 +510,7 @@ fn by_groups(
             } else {
                 (std::mem::take(&mut g.off), g.height)
             };
-            let stop_at = goal.saturating_sub(g.base);
-            let (off, h) = hill_climb::improve(&g.bufs, ov, order, start, stop_at, budget);
+            let (off, h) = hill_climb::improve(&g.bufs, ov, order, start, stop_at, &one);
             g.off = off;
             g.height = h;
         }
@@ -450,6 +549,9 @@ impl Search<'_> {
         max_scale: Option<u64>,
     ) {
         'rounds: loop {
+            if budget.expired() {
+                break;
+            }
             let mut decided_any = false;
             // A search hit its node limit: a higher one may decide it.
             let mut open = false;

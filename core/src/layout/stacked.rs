@@ -21,10 +21,9 @@ pub enum End {
     Last,
 }
 
-/// Offsets and height: the buffers live at `end` stacked at the bottom, the rest by the skyline
-/// `variant` on top. `None` when no buffer (or every buffer) lives at that end: the plain
-/// skyline is that layout.
-pub fn place(bufs: &[Buffer], variant: Variant, end: End) -> Option<(Vec<u64>, u64)> {
+/// The buffers to stack for `end`, in placement order. `None` when no buffer (or every buffer)
+/// lives at that end: the plain skyline is that layout.
+pub fn stack(bufs: &[Buffer], end: End) -> Option<Vec<u32>> {
     let live: Vec<u32> = (0..bufs.len() as u32)
         .filter(|&i| bufs[i as usize].size > 0)
         .collect();
@@ -50,12 +49,24 @@ pub fn place(bufs: &[Buffer], variant: Variant, end: End) -> Option<(Vec<u64>, u
             i,
         )
     });
+    Some(stack)
+}
+
+/// Offsets and height: the buffers [`stack`] chooses for `end` stacked at the bottom, the rest
+/// by the skyline `variant` on top. `None` where [`stack`] is.
+pub fn place(bufs: &[Buffer], variant: Variant, end: End) -> Option<(Vec<u64>, u64)> {
+    let stack = stack(bufs, end)?;
+    Some(place_stack(bufs, variant, &stack))
+}
+
+/// As [`place`], with a stack from [`stack`].
+pub fn place_stack(bufs: &[Buffer], variant: Variant, stack: &[u32]) -> (Vec<u64>, u64) {
     let (pick, reversed, edges) = variant;
-    Some(skyline::place_on(
+    skyline::place_on(
         bufs,
         &skyline::priorities(bufs, pick),
         reversed,
         edges,
-        &stack,
-    ))
+        stack,
+    )
 }
