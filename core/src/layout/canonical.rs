@@ -532,11 +532,28 @@ impl<'a> Search<'a> {
         if !any {
             return None;
         }
+        // Every later offset is at least the one placed now, and a section keeps the bytes of its
+        // unplaced buffers above that offset (in the sections of the placed buffer, its top is
+        // above the offset by its size, and its section totals drop by as much): a candidate
+        // whose `min_off` leaves less room than the fullest section's unplaced total fails
+        // the section inference, and is not tried.
+        let fullest = self.total[p.sec_lo as usize..p.sec_hi as usize]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0);
+        let Some(room) = self.capacity.checked_sub(fullest) else {
+            return Some(self.dead_end(part));
+        };
         let cand_lo = self.cands.len() as u32;
         for k in p.bufs_lo..p.bufs_hi {
             let r = self.part_bufs[k as usize];
             let m = self.min_off[r as usize];
-            if self.off[r as usize] == UNPLACED && m < min_height && (m, k) >= (last_off, last) {
+            if self.off[r as usize] == UNPLACED
+                && m < min_height
+                && m <= room
+                && (m, k) >= (last_off, last)
+            {
                 self.cands.push(k);
             }
         }
@@ -551,6 +568,19 @@ impl<'a> Search<'a> {
             mark: self.trail.len() as u32,
             stop: false,
         })
+    }
+
+    /// A choice frame with no candidate: it fails when driven.
+    fn dead_end(&self, part: u32) -> Frame {
+        let at = self.cands.len() as u32;
+        Frame::Choice {
+            part,
+            cand_lo: at,
+            cand_hi: at,
+            next: at,
+            mark: self.trail.len() as u32,
+            stop: false,
+        }
     }
 
     /// Splits the unplaced buffers of `part` at the section boundaries no unplaced buffer
