@@ -357,19 +357,19 @@ struct Search<'a> {
     off: Vec<u64>,
     min_off: Vec<u64>,
     floor: Vec<u64>,
-    /// Per section: the lowest `min_off` of its unplaced buffers (`u64::MAX` when none), kept
-    /// up to date by rescanning a section only when a buffer holding its minimum leaves it.
+    /// Per section: a lower bound on the `min_off` of its unplaced buffers (`u64::MAX` when
+    /// none); exact unless the section is `dirty`.
     lowest: Vec<u64>,
+    /// Per section: a buffer that may have held its minimum left it (placed, or raised) since
+    /// `lowest` was last computed. Rescans wait for the check that needs them (most trials
+    /// fail on a section that needs none), and an undone rescan leaves the section dirty.
+    dirty: Vec<bool>,
     total: Vec<u64>,
     cut: Vec<u32>,
     trail: Vec<Undo>,
     parts: Vec<Part>,
     part_bufs: Vec<u32>,
     cands: Vec<u32>,
-    /// Per section: the generation that last visited it (dedups affected sections).
-    seen: Vec<u32>,
-    generation: u32,
-    affected: Vec<u32>,
 }
 
 impl<'a> Search<'a> {
@@ -394,18 +394,20 @@ impl<'a> Search<'a> {
             }],
             part_bufs: (0..n as u32).collect(),
             cands: Vec::new(),
-            seen: vec![0; nsec],
-            generation: 0,
-            affected: Vec::new(),
+            dirty: vec![false; nsec],
         }
     }
 
+    #[inline(never)]
     fn undo_to(&mut self, mark: u32) {
         while self.trail.len() > mark as usize {
             match self.trail.pop() {
                 Some(Undo::MinOff(r, old)) => self.min_off[r as usize] = old,
                 Some(Undo::Floor(s, old)) => self.floor[s as usize] = old,
-                Some(Undo::Lowest(s, old)) => self.lowest[s as usize] = old,
+                Some(Undo::Lowest(s, old)) => {
+                    self.lowest[s as usize] = old;
+                    self.dirty[s as usize] = true;
+                }
                 Some(Undo::Place(r)) => {
                     let r = r as usize;
                     self.off[r] = UNPLACED;
@@ -422,17 +424,8 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Marks section `s` for a rescan of its lowest `min_off` (once per placement): a buffer
-    /// that held the minimum left it (placed, or raised).
-    fn leave_lowest(&mut self, s: u32) {
-        let su = s as usize;
-        if self.seen[su] != self.generation {
-            self.seen[su] = self.generation;
-            self.affected.push(s);
-        }
-    }
-
     /// Places rank `r` at its `min_off`. Returns (hatless, a cut dropped to zero).
+    #[inline(never)]
     fn place(&mut self, r: u32) -> (bool, bool) {
         let inst = self.inst;
         let ru = r as usize;
@@ -440,12 +433,6 @@ impl<'a> Search<'a> {
         let top = o + inst.size[ru];
         self.off[ru] = o;
         self.trail.push(Undo::Place(r));
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.seen.fill(0);
-            self.generation = 1;
-        }
-        self.affected.clear();
         let (lo, hi) = (inst.lo[ru], inst.hi[ru]);
         let mut split = false;
         for s in lo..hi {
@@ -457,7 +444,7 @@ impl<'a> Search<'a> {
             }
             // `r` leaves the unplaced buffers: where it held the minimum, it may move.
             if self.lowest[su] == o {
-                self.leave_lowest(s);
+                self.dirty[su] = true;
             }
         }
         for c in &mut self.cut[lo as usize..hi as usize - 1] {
@@ -478,24 +465,9 @@ impl<'a> Search<'a> {
                 self.min_off[xu] = top;
                 for s in inst.lo[xu]..inst.hi[xu] {
                     if self.lowest[s as usize] == old {
-                        self.leave_lowest(s);
+                        self.dirty[s as usize] = true;
                     }
                 }
-            }
-        }
-        for k in 0..self.affected.len() {
-            let s = self.affected[k];
-            let lowest = inst
-                .members(s)
-                .iter()
-                .filter(|&&x| self.off[x as usize] == UNPLACED)
-                .map(|&x| self.min_off[x as usize])
-                .min()
-                .unwrap_or(u64::MAX);
-            let su = s as usize;
-            if lowest != self.lowest[su] {
-                self.trail.push(Undo::Lowest(s, self.lowest[su]));
-                self.lowest[su] = lowest;
             }
         }
         (hatless, split)
@@ -504,21 +476,55 @@ impl<'a> Search<'a> {
     /// Section inference over a part, with every later offset at least `o`: the unplaced
     /// buffers of a section need their total above its floor, which is at least the top of what
     /// is placed there, `o`, and the lowest offset any of them can still take.
-    fn check(&self, part: Part, o: u64) -> bool {
+    #[inline(never)]
+    fn check(&mut self, part: Part, o: u64) -> bool {
         let (lo, hi) = (part.sec_lo as usize, part.sec_hi as usize);
-        self.floor[lo..hi]
+        let cap = self.capacity;
+        let fits = |f: u64, l: u64, t: u64| {
+            let l = if l == u64::MAX { 0 } else { l };
+            f.max(o).max(l) + t <= cap
+        };
+        // First with the bounds as they are (stale ones are lower, so this is necessary), then
+        // with the dirty sections rescanned, only where the rescan can still fail the check.
+        if !self.floor[lo..hi]
             .iter()
             .zip(&self.lowest[lo..hi])
             .zip(&self.total[lo..hi])
-            .all(|((&f, &l), &t)| {
-                let l = if l == u64::MAX { 0 } else { l };
-                f.max(o).max(l) + t <= self.capacity
-            })
+            .all(|((&f, &l), &t)| fits(f, l, t))
+        {
+            return false;
+        }
+        for s in lo..hi {
+            if !self.dirty[s] {
+                continue;
+            }
+            self.dirty[s] = false;
+            let old = self.lowest[s];
+            let mut lowest = u64::MAX;
+            for &x in self.inst.members(s as u32) {
+                let xu = x as usize;
+                if self.off[xu] == UNPLACED {
+                    lowest = lowest.min(self.min_off[xu]);
+                    if lowest == old {
+                        break;
+                    }
+                }
+            }
+            if lowest != old {
+                self.trail.push(Undo::Lowest(s as u32, old));
+                self.lowest[s] = lowest;
+                if !fits(self.floor[s], lowest, self.total[s]) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Makes the choice frame of `part` after a placement at (`last_off`, position `last` in
     /// `part_bufs`, which lists each part's buffers in its preorder), or returns `None` when the
     /// part has nothing left to place. Candidates are positions in `part_bufs`.
+    #[inline(never)]
     fn enter(&mut self, part: u32, last_off: u64, last: u32) -> Option<Frame> {
         let p = self.parts[part as usize];
         let mut min_height = u64::MAX;
@@ -585,6 +591,7 @@ impl<'a> Search<'a> {
 
     /// Splits the unplaced buffers of `part` at the section boundaries no unplaced buffer
     /// crosses; pushes the pieces and returns their range in `parts`.
+    #[inline(never)]
     fn split(&mut self, part: u32) -> (u32, u32) {
         let p = self.parts[part as usize];
         let parts_lo = self.parts.len() as u32;
