@@ -398,7 +398,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    #[inline(never)]
     fn undo_to(&mut self, mark: u32) {
         while self.trail.len() > mark as usize {
             match self.trail.pop() {
@@ -425,7 +424,6 @@ impl<'a> Search<'a> {
     }
 
     /// Places rank `r` at its `min_off`. Returns (hatless, a cut dropped to zero).
-    #[inline(never)]
     fn place(&mut self, r: u32) -> (bool, bool) {
         let inst = self.inst;
         let ru = r as usize;
@@ -476,7 +474,6 @@ impl<'a> Search<'a> {
     /// Section inference over a part, with every later offset at least `o`: the unplaced
     /// buffers of a section need their total above its floor, which is at least the top of what
     /// is placed there, `o`, and the lowest offset any of them can still take.
-    #[inline(never)]
     fn check(&mut self, part: Part, o: u64) -> bool {
         let (lo, hi) = (part.sec_lo as usize, part.sec_hi as usize);
         let cap = self.capacity;
@@ -524,7 +521,6 @@ impl<'a> Search<'a> {
     /// Makes the choice frame of `part` after a placement at (`last_off`, position `last` in
     /// `part_bufs`, which lists each part's buffers in its preorder), or returns `None` when the
     /// part has nothing left to place. Candidates are positions in `part_bufs`.
-    #[inline(never)]
     fn enter(&mut self, part: u32, last_off: u64, last: u32) -> Option<Frame> {
         let p = self.parts[part as usize];
         let mut min_height = u64::MAX;
@@ -591,7 +587,6 @@ impl<'a> Search<'a> {
 
     /// Splits the unplaced buffers of `part` at the section boundaries no unplaced buffer
     /// crosses; pushes the pieces and returns their range in `parts`.
-    #[inline(never)]
     fn split(&mut self, part: u32) -> (u32, u32) {
         let p = self.parts[part as usize];
         let parts_lo = self.parts.len() as u32;
