@@ -24,9 +24,8 @@ fn brute_force(bufs: &[Buffer]) -> u64 {
             if o + b.size > h {
                 break;
             }
-            let clash = (0..k).any(|j| {
-                b.overlaps(&bufs[j]) && o < off[j] + bufs[j].size && off[j] < o + b.size
-            });
+            let clash = (0..k)
+                .any(|j| b.overlaps(&bufs[j]) && o < off[j] + bufs[j].size && off[j] < o + b.size);
             if !clash {
                 off[k] = o;
                 if fits(k + 1, bufs, off, h) {
@@ -64,7 +63,12 @@ fn check_exact(bufs: &[Buffer]) -> Result<(), String> {
     if best > 0 {
         match decide(bufs, best - 1) {
             Outcome::Infeasible => {}
-            other => return Err(format!("capacity {} (below the optimum): {other:?}", best - 1)),
+            other => {
+                return Err(format!(
+                    "capacity {} (below the optimum): {other:?}",
+                    best - 1
+                ))
+            }
         }
     }
     Ok(())
