@@ -357,19 +357,19 @@ struct Search<'a> {
     off: Vec<u64>,
     min_off: Vec<u64>,
     floor: Vec<u64>,
-    /// Per section: the lowest `min_off` of its unplaced buffers (`u64::MAX` when none), kept
-    /// up to date by rescanning a section only when a buffer holding its minimum leaves it.
+    /// Per section: a lower bound on the `min_off` of its unplaced buffers (`u64::MAX` when
+    /// none); exact unless the section is `dirty`.
     lowest: Vec<u64>,
+    /// Per section: a buffer that may have held its minimum left it (placed, or raised) since
+    /// `lowest` was last computed. Rescans wait for the check that needs them (most trials
+    /// fail on a section that needs none), and an undone rescan leaves the section dirty.
+    dirty: Vec<bool>,
     total: Vec<u64>,
     cut: Vec<u32>,
     trail: Vec<Undo>,
     parts: Vec<Part>,
     part_bufs: Vec<u32>,
     cands: Vec<u32>,
-    /// Per section: the generation that last visited it (dedups affected sections).
-    seen: Vec<u32>,
-    generation: u32,
-    affected: Vec<u32>,
 }
 
 impl<'a> Search<'a> {
@@ -394,9 +394,7 @@ impl<'a> Search<'a> {
             }],
             part_bufs: (0..n as u32).collect(),
             cands: Vec::new(),
-            seen: vec![0; nsec],
-            generation: 0,
-            affected: Vec::new(),
+            dirty: vec![false; nsec],
         }
     }
 
@@ -405,7 +403,10 @@ impl<'a> Search<'a> {
             match self.trail.pop() {
                 Some(Undo::MinOff(r, old)) => self.min_off[r as usize] = old,
                 Some(Undo::Floor(s, old)) => self.floor[s as usize] = old,
-                Some(Undo::Lowest(s, old)) => self.lowest[s as usize] = old,
+                Some(Undo::Lowest(s, old)) => {
+                    self.lowest[s as usize] = old;
+                    self.dirty[s as usize] = true;
+                }
                 Some(Undo::Place(r)) => {
                     let r = r as usize;
                     self.off[r] = UNPLACED;
@@ -422,16 +423,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Marks section `s` for a rescan of its lowest `min_off` (once per placement): a buffer
-    /// that held the minimum left it (placed, or raised).
-    fn leave_lowest(&mut self, s: u32) {
-        let su = s as usize;
-        if self.seen[su] != self.generation {
-            self.seen[su] = self.generation;
-            self.affected.push(s);
-        }
-    }
-
     /// Places rank `r` at its `min_off`. Returns (hatless, a cut dropped to zero).
     fn place(&mut self, r: u32) -> (bool, bool) {
         let inst = self.inst;
@@ -440,12 +431,6 @@ impl<'a> Search<'a> {
         let top = o + inst.size[ru];
         self.off[ru] = o;
         self.trail.push(Undo::Place(r));
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.seen.fill(0);
-            self.generation = 1;
-        }
-        self.affected.clear();
         let (lo, hi) = (inst.lo[ru], inst.hi[ru]);
         let mut split = false;
         for s in lo..hi {
@@ -457,7 +442,7 @@ impl<'a> Search<'a> {
             }
             // `r` leaves the unplaced buffers: where it held the minimum, it may move.
             if self.lowest[su] == o {
-                self.leave_lowest(s);
+                self.dirty[su] = true;
             }
         }
         for c in &mut self.cut[lo as usize..hi as usize - 1] {
@@ -478,24 +463,9 @@ impl<'a> Search<'a> {
                 self.min_off[xu] = top;
                 for s in inst.lo[xu]..inst.hi[xu] {
                     if self.lowest[s as usize] == old {
-                        self.leave_lowest(s);
+                        self.dirty[s as usize] = true;
                     }
                 }
-            }
-        }
-        for k in 0..self.affected.len() {
-            let s = self.affected[k];
-            let lowest = inst
-                .members(s)
-                .iter()
-                .filter(|&&x| self.off[x as usize] == UNPLACED)
-                .map(|&x| self.min_off[x as usize])
-                .min()
-                .unwrap_or(u64::MAX);
-            let su = s as usize;
-            if lowest != self.lowest[su] {
-                self.trail.push(Undo::Lowest(s, self.lowest[su]));
-                self.lowest[su] = lowest;
             }
         }
         (hatless, split)
@@ -504,16 +474,48 @@ impl<'a> Search<'a> {
     /// Section inference over a part, with every later offset at least `o`: the unplaced
     /// buffers of a section need their total above its floor, which is at least the top of what
     /// is placed there, `o`, and the lowest offset any of them can still take.
-    fn check(&self, part: Part, o: u64) -> bool {
+    fn check(&mut self, part: Part, o: u64) -> bool {
         let (lo, hi) = (part.sec_lo as usize, part.sec_hi as usize);
-        self.floor[lo..hi]
+        let cap = self.capacity;
+        let fits = |f: u64, l: u64, t: u64| {
+            let l = if l == u64::MAX { 0 } else { l };
+            f.max(o).max(l) + t <= cap
+        };
+        // First with the bounds as they are (stale ones are lower, so this is necessary), then
+        // with the dirty sections rescanned, only where the rescan can still fail the check.
+        if !self.floor[lo..hi]
             .iter()
             .zip(&self.lowest[lo..hi])
             .zip(&self.total[lo..hi])
-            .all(|((&f, &l), &t)| {
-                let l = if l == u64::MAX { 0 } else { l };
-                f.max(o).max(l) + t <= self.capacity
-            })
+            .all(|((&f, &l), &t)| fits(f, l, t))
+        {
+            return false;
+        }
+        for s in lo..hi {
+            if !self.dirty[s] {
+                continue;
+            }
+            self.dirty[s] = false;
+            let old = self.lowest[s];
+            let mut lowest = u64::MAX;
+            for &x in self.inst.members(s as u32) {
+                let xu = x as usize;
+                if self.off[xu] == UNPLACED {
+                    lowest = lowest.min(self.min_off[xu]);
+                    if lowest == old {
+                        break;
+                    }
+                }
+            }
+            if lowest != old {
+                self.trail.push(Undo::Lowest(s as u32, old));
+                self.lowest[s] = lowest;
+                if !fits(self.floor[s], lowest, self.total[s]) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Makes the choice frame of `part` after a placement at (`last_off`, position `last` in
@@ -532,11 +534,28 @@ impl<'a> Search<'a> {
         if !any {
             return None;
         }
+        // Every later offset is at least the one placed now, and a section keeps the bytes of its
+        // unplaced buffers above that offset (in the sections of the placed buffer, its top is
+        // above the offset by its size, and its section totals drop by as much): a candidate
+        // whose `min_off` leaves less room than the fullest section's unplaced total fails
+        // the section inference, and is not tried.
+        let fullest = self.total[p.sec_lo as usize..p.sec_hi as usize]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0);
+        let Some(room) = self.capacity.checked_sub(fullest) else {
+            return Some(self.dead_end(part));
+        };
         let cand_lo = self.cands.len() as u32;
         for k in p.bufs_lo..p.bufs_hi {
             let r = self.part_bufs[k as usize];
             let m = self.min_off[r as usize];
-            if self.off[r as usize] == UNPLACED && m < min_height && (m, k) >= (last_off, last) {
+            if self.off[r as usize] == UNPLACED
+                && m < min_height
+                && m <= room
+                && (m, k) >= (last_off, last)
+            {
                 self.cands.push(k);
             }
         }
@@ -551,6 +570,19 @@ impl<'a> Search<'a> {
             mark: self.trail.len() as u32,
             stop: false,
         })
+    }
+
+    /// A choice frame with no candidate: it fails when driven.
+    fn dead_end(&self, part: u32) -> Frame {
+        let at = self.cands.len() as u32;
+        Frame::Choice {
+            part,
+            cand_lo: at,
+            cand_hi: at,
+            next: at,
+            mark: self.trail.len() as u32,
+            stop: false,
+        }
     }
 
     /// Splits the unplaced buffers of `part` at the section boundaries no unplaced buffer
