@@ -16,6 +16,10 @@
 //! "u before v", D_u is no downset any more, and with "v before u", D_v is not. The search
 //! branches on such a pair among the node's largest cuts; failing one, on two ops that separate
 //! two downsets that are not nested (x in D_u only, y in D_v only).
+//! A node whose order's peak op gives the pair keeps the cuts' pair too: when the first split
+//! raises neither child (both open at the node's bound), the node is split by the other pair
+//! instead if its children's bounds are higher (a light strong branching: googlenet's
+//! training step is proven in about 200 nodes instead of 600).
 //!
 //! Each node also has an order that keeps its arcs: its parent's, repaired (the later of the
 //! two ops moved after the other, with what depends on it, or the other moved before, with
