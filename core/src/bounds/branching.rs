@@ -19,7 +19,7 @@
 //! A node whose order's peak op gives the pair keeps the cuts' pair too: when the first split
 //! raises neither child (both open at the node's bound), the node is split by the other pair
 //! instead if its children's bounds are higher (a light strong branching: googlenet's
-//! training step is proven in about 200 nodes instead of 600).
+//! training step is proven at a 1000 ms budget in 172 ms instead of 436, and at 100 ms).
 //!
 //! Each node also has an order that keeps its arcs: its parent's, repaired (the later of the
 //! two ops moved after the other, with what depends on it, or the other moved before, with
