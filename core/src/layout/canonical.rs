@@ -495,18 +495,32 @@ impl<'a> Search<'a> {
             if !self.dirty[s] {
                 continue;
             }
-            self.dirty[s] = false;
             let old = self.lowest[s];
+            // The check fails here only if every unplaced buffer of the section sits above
+            // `room`: the scan stops at the first one that does not, and the section stays
+            // dirty with its bound as it was (still a lower bound), so every check decides as
+            // a full rescan would. Members are listed by preorder rank and the search places
+            // roughly in that order, so the unplaced ones are found sooner from the end.
+            let room = cap.saturating_sub(self.total[s]);
             let mut lowest = u64::MAX;
-            for &x in self.inst.members(s as u32) {
+            let mut open = false;
+            for &x in self.inst.members(s as u32).iter().rev() {
                 let xu = x as usize;
                 if self.off[xu] == UNPLACED {
                     lowest = lowest.min(self.min_off[xu]);
                     if lowest == old {
                         break;
                     }
+                    if lowest <= room {
+                        open = true;
+                        break;
+                    }
                 }
             }
+            if open {
+                continue;
+            }
+            self.dirty[s] = false;
             if lowest != old {
                 self.trail.push(Undo::Lowest(s as u32, old));
                 self.lowest[s] = lowest;
