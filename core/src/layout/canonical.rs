@@ -370,6 +370,8 @@ struct Search<'a> {
     parts: Vec<Part>,
     part_bufs: Vec<u32>,
     cands: Vec<u32>,
+    /// The buffers the last placement raised, with their `min_off` before it ([`Search::check`]).
+    raised: Vec<(u32, u64)>,
 }
 
 impl<'a> Search<'a> {
@@ -394,6 +396,7 @@ impl<'a> Search<'a> {
             }],
             part_bufs: (0..n as u32).collect(),
             cands: Vec::new(),
+            raised: Vec::new(),
             dirty: vec![false; nsec],
         }
     }
@@ -430,6 +433,7 @@ impl<'a> Search<'a> {
         let o = self.min_off[ru];
         let top = o + inst.size[ru];
         self.off[ru] = o;
+        self.raised.clear();
         self.trail.push(Undo::Place(r));
         let (lo, hi) = (inst.lo[ru], inst.hi[ru]);
         let mut split = false;
@@ -461,11 +465,7 @@ impl<'a> Search<'a> {
             if old < top {
                 self.trail.push(Undo::MinOff(x, old));
                 self.min_off[xu] = top;
-                for s in inst.lo[xu]..inst.hi[xu] {
-                    if self.lowest[s as usize] == old {
-                        self.dirty[s as usize] = true;
-                    }
-                }
+                self.raised.push((x, old));
             }
         }
         (hatless, split)
@@ -491,6 +491,17 @@ impl<'a> Search<'a> {
         {
             return false;
         }
+        // The buffers the placement raised: where one held its section's minimum, the section
+        // may move (marked here, not when placed: most trials fail the pass above).
+        for &(x, old) in &self.raised {
+            let xu = x as usize;
+            for s in self.inst.lo[xu]..self.inst.hi[xu] {
+                if self.lowest[s as usize] == old {
+                    self.dirty[s as usize] = true;
+                }
+            }
+        }
+        self.raised.clear();
         for s in lo..hi {
             if !self.dirty[s] {
                 continue;
