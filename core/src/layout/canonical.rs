@@ -297,6 +297,8 @@ impl Instance {
 }
 
 const UNPLACED: u64 = u64::MAX;
+/// Sections with more members than this are rescanned only as far as the check needs.
+const LONG_SECTION: usize = 32;
 
 #[derive(Clone, Copy)]
 enum Undo {
@@ -512,17 +514,23 @@ impl<'a> Search<'a> {
             // dirty with its bound as it was (still a lower bound), so every check decides as
             // a full rescan would. Members are listed by preorder rank and the search places
             // roughly in that order, so the unplaced ones are found sooner from the end.
-            let room = cap.saturating_sub(self.total[s]);
+            // Small sections are rescanned in full (cheap, and then clean).
+            let members = self.inst.members(s as u32);
+            let room = if members.len() > LONG_SECTION {
+                cap.saturating_sub(self.total[s])
+            } else {
+                0
+            };
             let mut lowest = u64::MAX;
             let mut open = false;
-            for &x in self.inst.members(s as u32).iter().rev() {
+            for &x in members.iter().rev() {
                 let xu = x as usize;
                 if self.off[xu] == UNPLACED {
                     lowest = lowest.min(self.min_off[xu]);
                     if lowest == old {
                         break;
                     }
-                    if lowest <= room {
+                    if lowest < room {
                         open = true;
                         break;
                     }
