@@ -6,7 +6,7 @@
 
 use peakorder::budget::Budget;
 use peakorder::generators::Rng;
-use peakorder::layout::canonical::{solve, Nodes, Outcome};
+use peakorder::layout::canonical::{solve, Nodes, Outcome, Solver};
 use peakorder::layout::check::check;
 use peakorder::layout::overlaps::Overlaps;
 use peakorder::layout::problem::Buffer;
@@ -51,8 +51,32 @@ fn decide(bufs: &[Buffer], capacity: u64) -> Outcome {
     solve(bufs, &o, capacity, &budget, &mut Nodes { used: 0 })
 }
 
+/// As [`decide`], every section rescanned only as far as a check needs (canonical.rs rescans
+/// only sections of more than 32 buffers so; here every section is).
+fn decide_partial(bufs: &[Buffer], capacity: u64) -> Outcome {
+    let pos: Vec<u32> = (0..bufs.len() as u32).collect();
+    let o = Overlaps::of(bufs, &pos, usize::MAX).expect("overlaps");
+    let clock = NoClock;
+    let budget = Budget::new(&clock, None, u64::MAX);
+    let mut solver = Solver::new(bufs, &o);
+    solver.set_long_section(0);
+    let mut nodes = Nodes { used: 0 };
+    let mut limit = 2 * bufs.len() as u64;
+    loop {
+        match solver.round(capacity, limit, &budget, &mut nodes) {
+            Outcome::Limit => limit = limit.saturating_mul(2),
+            other => return other,
+        }
+    }
+}
+
 /// The search's answers at the optimum and one below it.
 fn check_exact(bufs: &[Buffer]) -> Result<(), String> {
+    check_with(bufs, decide)?;
+    check_with(bufs, decide_partial)
+}
+
+fn check_with(bufs: &[Buffer], decide: fn(&[Buffer], u64) -> Outcome) -> Result<(), String> {
     let best = brute_force(bufs);
     match decide(bufs, best) {
         Outcome::Found(off) => {
@@ -145,4 +169,61 @@ fn exact_search_layouts_are_valid_on_larger_instances() {
             }
         }
     }
+}
+
+/// A strip `layers` high tiled without a hole: each layer (1–3 bytes high) is cut in time into a
+/// few buffers, so every time has one live buffer per layer and the peak is the strip's height.
+fn tiled(rng: &mut Rng, layers: usize, end: u64) -> Vec<Buffer> {
+    let mut bufs = Vec::new();
+    for _ in 0..layers {
+        let size = rng.range(1, 4);
+        let mut t = 0;
+        while t < end {
+            let upper = (t + rng.range(1, end + 1)).min(end);
+            bufs.push(Buffer {
+                lower: t,
+                upper,
+                size,
+            });
+            t = upper;
+        }
+    }
+    bufs
+}
+
+#[test]
+fn exact_search_fits_tiled_strips_with_long_sections() {
+    // More than 32 buffers live in every section: the search rescans such sections only as far
+    // as its check needs (canonical.rs, LONG_SECTION). A tiling fits its height, so the search
+    // must never call it infeasible; what it finds is re-checked.
+    let mut rng = Rng::new(29);
+    let clock = NoClock;
+    let (mut found, mut cases) = (0, 0);
+    for case in 0..60 {
+        let bufs = tiled(&mut rng, 34 + case % 12, 6);
+        let height = (0..6)
+            .map(|t| {
+                bufs.iter()
+                    .filter(|b| b.lower <= t && t < b.upper)
+                    .map(|b| b.size)
+                    .sum::<u64>()
+            })
+            .max()
+            .unwrap_or(0);
+        let pos: Vec<u32> = (0..bufs.len() as u32).collect();
+        let o = Overlaps::of(&bufs, &pos, usize::MAX).expect("overlaps");
+        let budget = Budget::new(&clock, None, 200_000);
+        cases += 1;
+        match solve(&bufs, &o, height, &budget, &mut Nodes { used: 0 }) {
+            Outcome::Found(off) => {
+                found += 1;
+                if let Err(c) = check(&bufs, &off, height, 1) {
+                    panic!("case {case}: {c:?}");
+                }
+            }
+            Outcome::Infeasible => panic!("case {case}: a tiling of {height} called infeasible"),
+            Outcome::Limit | Outcome::Stopped => {}
+        }
+    }
+    assert!(found * 2 >= cases, "only {found} of {cases} tilings found");
 }
