@@ -26,6 +26,7 @@
 //! force). It is iterative (an explicit stack, an undo trail), reads the budget's clock every
 //! 1,024 nodes and counts its nodes against the budget's state limit.
 
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 
 use super::overlaps::Overlaps;
@@ -73,7 +74,13 @@ pub struct Nodes {
 
 /// The exact search of one group (sizes > 0), ready to answer decision questions.
 pub struct Solver {
-    instances: Vec<Instance>,
+    /// The static preorders' instances, each built when a round first reaches it (on large
+    /// groups the seeded preorder often decides alone, and each build costs tens of ms).
+    instances: Vec<OnceCell<Instance>>,
+    bufs: Vec<Buffer>,
+    overlaps: Overlaps,
+    sections: Sections,
+    section_total: Vec<u64>,
     /// The preorder of a known layout, tried first when set ([`Solver::seed`]).
     seeded: Option<Instance>,
     largest: u64,
@@ -93,14 +100,16 @@ impl Solver {
                 *t += b.size;
             }
         }
+        let densest = section_total.iter().copied().max().unwrap_or(0);
         Solver {
-            instances: PREORDERS
-                .iter()
-                .map(|keys| Instance::new(bufs, overlaps, &sections, &section_total, keys, &[]))
-                .collect(),
+            instances: PREORDERS.iter().map(|_| OnceCell::new()).collect(),
+            bufs: bufs.to_vec(),
+            overlaps: overlaps.clone(),
+            sections,
+            section_total,
             seeded: None,
             largest: bufs.iter().map(|b| b.size).max().unwrap_or(0),
-            densest: section_total.iter().copied().max().unwrap_or(0),
+            densest,
             long_section: LONG_SECTION,
         }
     }
@@ -114,11 +123,13 @@ impl Solver {
         if offsets.len() != bufs.len() || bufs.is_empty() {
             return;
         }
-        let positions: Vec<u32> = (0..bufs.len() as u32).collect();
-        let sections = Sections::cliques(bufs, &positions);
-        let total = self.instances[0].total.clone();
         self.seeded = Some(Instance::new(
-            bufs, overlaps, &sections, &total, &SEEDED, offsets,
+            bufs,
+            overlaps,
+            &self.sections,
+            &self.section_total,
+            &SEEDED,
+            offsets,
         ));
     }
 
@@ -133,13 +144,25 @@ impl Solver {
     /// One round: the seeded preorder (if any) and each static preorder in turn with at most
     /// `limit` nodes (MiniMalloc's round robin).
     pub fn round(&self, capacity: u64, limit: u64, budget: &Budget, nodes: &mut Nodes) -> Outcome {
-        if self.instances[0].size.is_empty() {
+        if self.bufs.is_empty() {
             return Outcome::Found(Vec::new());
         }
         if self.largest > capacity || self.densest > capacity {
             return Outcome::Infeasible;
         }
-        for inst in self.seeded.iter().chain(&self.instances) {
+        let statics = PREORDERS.iter().zip(&self.instances).map(|(keys, cell)| {
+            cell.get_or_init(|| {
+                Instance::new(
+                    &self.bufs,
+                    &self.overlaps,
+                    &self.sections,
+                    &self.section_total,
+                    keys,
+                    &[],
+                )
+            })
+        });
+        for inst in self.seeded.iter().chain(statics) {
             let mut search = Search::new(inst, capacity);
             search.long_section = self.long_section;
             match search.run(budget, nodes, limit) {
