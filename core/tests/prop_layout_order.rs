@@ -276,3 +276,69 @@ proptest! {
         prop_assert!(p <= limit, "peak {} over the limit {}", p, limit);
     }
 }
+
+/// The planned order with one producer of a pinned buffer moved right after its last input's
+/// producer, for every such producer that moves at least `min_steps` (at least one), kept where
+/// the simulated peak stays at most `limit`: farthest first (ties: the later op first), `k` at
+/// most. Written apart from `reorder::producers_early`, from the simulator's peak.
+fn early_moves_by_brute_force(
+    g: &Graph,
+    start: &[OpIx],
+    limit: u64,
+    k: usize,
+    min_steps: usize,
+) -> Vec<Vec<OpIx>> {
+    let mut moves: Vec<(usize, usize, usize)> = Vec::new();
+    for (at, &v) in start.iter().enumerate() {
+        if !pins(g, v) {
+            continue;
+        }
+        let to = g
+            .preds(v)
+            .iter()
+            .map(|&p| start.iter().position(|&w| w == p).expect("pred in order") + 1)
+            .max()
+            .unwrap_or(0);
+        if to < at && at - to >= min_steps.max(1) {
+            moves.push((at - to, at, to));
+        }
+    }
+    moves.sort_unstable_by(|a, b| b.cmp(a));
+    moves
+        .into_iter()
+        .map(|(_, at, to)| {
+            let mut o = start.to_vec();
+            let v = o.remove(at);
+            o.insert(to, v);
+            o
+        })
+        .filter(|o| peak(g, o) <= limit)
+        .take(k)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn producers_early_are_the_farthest_single_moves_within_the_limit(
+        rg in random_graph(12),
+        seed in any::<u64>(),
+        slack in 0u64..3,
+        k in 0usize..4,
+        min_steps in 0usize..4,
+    ) {
+        let g = Graph::from_spec(rg.build()).expect("valid random graph");
+        let start = random_order(&g, seed);
+        let base = peak(&g, &start);
+        let limit = match slack { 0 => base, 1 => base + base / 4, _ => u64::MAX };
+        let got = reorder::producers_early(&g, &start, limit, k, min_steps);
+        for o in &got {
+            same_ops_topological(&g, &start, o).map_err(TestCaseError::fail)?;
+            let p = peak(&g, o);
+            prop_assert!(p <= limit, "peak {} over the limit {}", p, limit);
+        }
+        let want = early_moves_by_brute_force(&g, &start, limit, k, min_steps);
+        prop_assert_eq!(got, want);
+    }
+}
