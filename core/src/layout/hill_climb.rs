@@ -29,7 +29,10 @@ pub fn improve(
     // The layout of `order` (`best` may be another, better one): a move changes the order from
     // some position on, and best fit places the buffers before it as before, so only the rest
     // is placed again.
-    let mut cur = best_fit::place(bufs, overlaps, &order).0;
+    // The climb follows `order`'s own layout (a move is kept when it does not raise that) and
+    // keeps the best seen apart: started from an order worse than `best`, it still climbs
+    // (judged against `best` it would keep nothing until one move beat `best` outright).
+    let (mut cur, mut cur_h) = best_fit::place(bufs, overlaps, &order);
     let mut rounds: u64 = 0;
     while best.1 > stop_at && !budget.expired() && rounds < budget.max_states {
         rounds += 1;
@@ -41,7 +44,7 @@ pub fn improve(
         let changed = if rng.below(2) == 0 {
             // A buffer at the top, moved earlier.
             let tops: Vec<usize> = (0..n)
-                .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
+                .filter(|&b| bufs[b].size > 0 && cur[b] + bufs[b].size == cur_h)
                 .collect();
             if tops.is_empty() {
                 break;
@@ -66,9 +69,13 @@ pub fn improve(
             start[b as usize] = cur[b as usize];
         }
         let placed = best_fit::place_into(bufs, overlaps, start, &trial[changed..]);
-        if placed.1 <= best.1 {
-            cur.clone_from(&placed.0);
-            best = placed;
+        if placed.1 <= cur_h {
+            cur_h = placed.1;
+            if placed.1 <= best.1 {
+                best.0.clone_from(&placed.0);
+                best.1 = placed.1;
+            }
+            cur = placed.0;
             order = trial;
         }
     }

@@ -512,10 +512,10 @@ fn by_groups(
             if g.height <= stop_at || budget.expired() {
                 continue;
             }
-            let order = g
-                .order
-                .take()
-                .unwrap_or_else(|| best_fit::ranked(&g.bufs, ov, Rank::Size));
+            // Without a best-fit order behind the best layout (the skyline's or the search's),
+            // its buffers by offset: best fit of them gives that layout back or one close to it,
+            // so the climb starts at the best layout instead of far above it.
+            let order = g.order.take().unwrap_or_else(|| by_offset(&g.bufs, &g.off));
             let start = best_fit::place(&g.bufs, ov, &order);
             let start = if start.1 <= g.height {
                 start
@@ -665,4 +665,11 @@ fn arena_of(groups: &[Group], stacked_top: u64) -> u64 {
         .max()
         .unwrap_or(0)
         .max(stacked_top)
+}
+
+/// The buffers by offset in `off` (then by birth): a best-fit order near the layout `off`.
+pub fn by_offset(bufs: &[Buffer], off: &[u64]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
+    order.sort_by_key(|&i| (off[i as usize], bufs[i as usize].lower, i));
+    order
 }
