@@ -24,6 +24,7 @@ use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::peak_first;
+use super::peak_split;
 use super::problem::{peak_live, Buffer, Problem};
 use super::repack;
 use super::skyline::{self, Variant};
@@ -63,6 +64,8 @@ const ORDERED_SHARE: f64 = 0.75;
 /// Share of a group's iterated-greedy time for hill climbing from its best-fit order, where one
 /// gave its best layout.
 const ORDER_SHARE: f64 = 0.5;
+/// Share of the time left for a large group's peak split ([`peak_split`]), before the greedies.
+const SPLIT_SHARE: f64 = 0.3;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -227,6 +230,25 @@ fn by_groups(
             let overlaps = Overlaps::of(&local, &pos, MAX_PAIRS);
             let bound = peak_live(&local, pos);
             let (mut off, mut h) = online::place(&local);
+            // The peak step's split first, on large groups: on the training steps it fits the
+            // peak where the whole problem's greedies (a third of a second and more there) do not.
+            if h > bound && local.len() >= SKYLINE_MIN_BUFFERS && !budget.expired() {
+                let share = budget.share(SPLIT_SHARE, budget.max_states);
+                if let Some((t, _)) = peak_first::peak_steps(&local) {
+                    if let Some(placed) = peak_split::place(
+                        &local,
+                        t,
+                        peak_first::Stack::Death,
+                        bound,
+                        &share,
+                        MAX_PAIRS,
+                    ) {
+                        if placed.1 < h {
+                            (off, h) = placed;
+                        }
+                    }
+                }
+            }
             // The skyline fills memory from the bottom, time slot by time slot; it needs no
             // overlap graph, so it also runs where best fit cannot.
             let mut sky: Option<(Variant, u64)> = None;
