@@ -103,10 +103,12 @@ pub fn place(
         }
         let (order, mut placed) = best?;
         let mut sky = None;
-        if !before && stack == Stack::Death {
+        // The stack, cut to the side's steps, is a nested staircase for the skyline after the
+        // peak when latest dying lowest, before it when earliest born lowest.
+        if (!before && stack == Stack::Death) || (before && stack == Stack::Birth) {
             // After the peak the stack, latest dying lowest, is a staircase of buffers all live
             // from the peak step (cut there: the side lives after it): the skyline's start.
-            let cut = cut_at(&local, k, t);
+            let cut = cut_at(&local, k, t, before);
             let st: Vec<u32> = (0..k as u32).collect();
             for v in skyline::VARIANTS {
                 if budget.expired() || placed.1 <= stop_at {
@@ -141,7 +143,7 @@ pub fn place(
         let start = std::mem::take(&mut side.placed);
         if let Some((pick, reversed, edges)) = side.sky {
             let k = first.len();
-            let cut = cut_at(&side.bufs, k, t);
+            let cut = cut_at(&side.bufs, k, t, s == 0);
             let st: Vec<u32> = (0..k as u32).collect();
             let mut prio = skyline::priorities(&cut, pick);
             let mut cur = start;
@@ -156,7 +158,10 @@ pub fn place(
                     from,
                     stop_at,
                     &half,
-                    skyline::Rounds { max: 2_000, mixed },
+                    skyline::Rounds {
+                        max: one.max_states.min(2_000),
+                        mixed,
+                    },
                 );
                 if cur.1 <= stop_at {
                     break;
@@ -189,11 +194,16 @@ pub fn place(
     Some((off, h))
 }
 
-/// The side's buffers with the first `k` (the stack) cut to start at step `t`.
-fn cut_at(local: &[Buffer], k: usize, t: u64) -> Vec<Buffer> {
+/// The side's buffers with the first `k` (the stack) cut to the side's steps: to end after step
+/// `t` (`before`) or to start at it.
+fn cut_at(local: &[Buffer], k: usize, t: u64, before: bool) -> Vec<Buffer> {
     let mut cut = local.to_vec();
     for b in &mut cut[..k] {
-        b.lower = t;
+        if before {
+            b.upper = t + 1;
+        } else {
+            b.lower = t;
+        }
     }
     cut
 }
