@@ -211,7 +211,9 @@ fn check_all(bufs: &[Buffer], seed: u64) -> Result<(), String> {
             peak_first::Stack::Birth,
             peak_first::Stack::Length,
         ] {
-            let Some((off, h)) = peak_split::place(bufs, t, stack, peak, &budget, 1 << 20) else {
+            let Some((off, h)) =
+                peak_split::place(bufs, t, stack, peak, u64::MAX, &budget, 1 << 20)
+            else {
                 continue;
             };
             naive_valid(bufs, &off, h).map_err(|e| format!("peak_split {t} {stack:?}: {e}"))?;

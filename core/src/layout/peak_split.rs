@@ -58,14 +58,16 @@ fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
     first
 }
 
-/// Lays `bufs` out from the stack of step `t` by `stack`, each side improved until it is at
-/// most `stop_at` high or `budget` ends (the sides share it). `None` where a side's overlap
+/// Lays `bufs` out from the stack of step `t` by `stack`; where the greedy split is at most
+/// `climb_within` high, each side is improved until it is at most `stop_at` high or `budget`
+/// ends (the sides share it). `None` where a side's overlap
 /// graph has more than `max_pairs` pairs, or the skyline did not keep the stack in place.
 pub fn place(
     bufs: &[Buffer],
     t: u64,
     stack: Stack,
     stop_at: u64,
+    climb_within: u64,
     budget: &Budget,
     max_pairs: usize,
 ) -> Option<(Vec<u64>, u64)> {
@@ -87,39 +89,43 @@ pub fn place(
             base[p] = h;
             h += local[p].size;
         }
-        let mut best: Option<(Vec<u32>, (Vec<u64>, u64))> = None;
-        for rank in [Rank::Size, Rank::Conflicts, Rank::Duration, Rank::Area] {
-            if best.is_some() && budget.expired() {
-                break;
-            }
-            let order: Vec<u32> = best_fit::ranked(&local, &overlaps, rank)
-                .into_iter()
-                .filter(|&p| base[p as usize] == UNPLACED)
-                .collect();
-            let placed = best_fit::place_into(&local, &overlaps, base.clone(), &order);
-            if best.as_ref().map_or(true, |b| placed.1 < b.1 .1) {
-                best = Some((order, placed));
-            }
-        }
-        let (order, mut placed) = best?;
+        // The stack, cut to the side's steps, is a nested staircase of buffers all live from the
+        // side's first step (latest dying lowest, after the peak) or to its last (earliest born
+        // lowest, before it): the skyline's start ([`super::stacked`]). It goes first: on the
+        // training steps its first variant fits the side after the peak.
+        let mut placed: Option<(Vec<u64>, u64)> = None;
         let mut sky = None;
-        // The stack, cut to the side's steps, is a nested staircase for the skyline after the
-        // peak when latest dying lowest, before it when earliest born lowest.
         if (!before && stack == Stack::Death) || (before && stack == Stack::Birth) {
-            // After the peak the stack, latest dying lowest, is a staircase of buffers all live
-            // from the peak step (cut there: the side lives after it): the skyline's start.
             let cut = cut_at(&local, k, t, before);
             let st: Vec<u32> = (0..k as u32).collect();
             for v in skyline::VARIANTS {
-                if budget.expired() || placed.1 <= stop_at {
+                if placed.as_ref().is_some_and(|p| p.1 <= stop_at) || budget.expired() {
                     break;
                 }
                 let p = stacked::place_stack(&cut, v, &st);
-                if p.1 < placed.1 && p.0[..k] == base[..k] {
-                    (placed, sky) = (p, Some(v));
+                if p.0[..k] == base[..k] && placed.as_ref().map_or(true, |b| p.1 < b.1) {
+                    (placed, sky) = (Some(p), Some(v));
                 }
             }
         }
+        let mut order = Vec::new();
+        for rank in [Rank::Size, Rank::Conflicts, Rank::Duration, Rank::Area] {
+            if placed
+                .as_ref()
+                .is_some_and(|p| p.1 <= stop_at || budget.expired())
+            {
+                break;
+            }
+            let o: Vec<u32> = best_fit::ranked(&local, &overlaps, rank)
+                .into_iter()
+                .filter(|&p| base[p as usize] == UNPLACED)
+                .collect();
+            let p = best_fit::place_into(&local, &overlaps, base.clone(), &o);
+            if placed.as_ref().map_or(true, |b| p.1 < b.1) {
+                (placed, sky, order) = (Some(p), None, o);
+            }
+        }
+        let placed = placed?;
         sides.push(Side {
             members,
             bufs: local,
@@ -130,9 +136,12 @@ pub fn place(
             sky,
         });
     }
-    // Hill climbing on the sides above the goal, the higher first, sharing the time left.
+    // Hill climbing on the sides above the goal, sharing the time left; only where the greedy
+    // split is within `climb_within` (far above it, the climb does not reach the goal and its
+    // time is better spent by the caller's other methods).
+    let greedy = sides.iter().map(|s| s.placed.1).max().unwrap_or(0);
     let above: Vec<usize> = (0..sides.len())
-        .filter(|&s| sides[s].placed.1 > stop_at)
+        .filter(|&s| sides[s].placed.1 > stop_at && greedy <= climb_within)
         .collect();
     for (done, &s) in above.iter().enumerate() {
         if budget.expired() {
