@@ -38,6 +38,8 @@ struct Side {
     base: Vec<u64>,
     order: Vec<u32>,
     placed: (Vec<u64>, u64),
+    /// The side before the peak step (else after it).
+    before: bool,
     /// The skyline variant that gave `placed`, where one did (after the peak, on the side with
     /// the stack's lifetimes cut to start at the peak step).
     sky: Option<Variant>,
@@ -63,10 +65,11 @@ fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
     first
 }
 
-/// Lays `bufs` out from the stack of step `t` by `stack`; where the greedy split is at most
-/// `climb_within` high, each side is improved until it is at most `stop_at` high or `budget`
-/// ends (the sides share it). `None` where a side's overlap
-/// graph has more than `max_pairs` pairs, or the skyline did not keep the stack in place.
+/// Lays `bufs` out from the stack of step `t` by `stack`, each side improved until it is at most
+/// `stop_at` high or `budget` ends (the sides share it). `None` where a side's greedy layout is
+/// above `climb_within` (far above the goal the climb does not reach it, and the time is better
+/// spent by the caller's other methods), where a side's overlap graph has more than `max_pairs`
+/// pairs, or where the skyline did not keep the stack in place.
 pub fn place(
     bufs: &[Buffer],
     t: u64,
@@ -79,7 +82,14 @@ pub fn place(
     let first = stack_at(bufs, t, stack);
     let k = first.len();
     let mut sides = Vec::with_capacity(2);
-    for before in [true, false] {
+    // The staircase side first: where even the skyline leaves it far above the goal, the split
+    // gives up before the other side's work (it runs before the caller's other methods).
+    let sides_first = if stack == Stack::Birth {
+        [true, false]
+    } else {
+        [false, true]
+    };
+    for before in sides_first {
         let mut members = first.clone();
         members.extend((0..bufs.len() as u32).filter(|&i| {
             let b = &bufs[i as usize];
@@ -114,23 +124,46 @@ pub fn place(
             }
         }
         let mut order = Vec::new();
-        for rank in [Rank::Size, Rank::Conflicts, Rank::Duration, Rank::Area] {
+        for rank in [
+            None,
+            Some(Rank::Size),
+            Some(Rank::Conflicts),
+            Some(Rank::Duration),
+            Some(Rank::Area),
+        ] {
             if placed
                 .as_ref()
                 .is_some_and(|p| p.1 <= stop_at || budget.expired())
             {
                 break;
             }
-            let o: Vec<u32> = best_fit::ranked(&local, &overlaps, rank)
-                .into_iter()
-                .filter(|&p| base[p as usize] == UNPLACED)
-                .collect();
+            let o: Vec<u32> = match rank {
+                Some(rank) => best_fit::ranked(&local, &overlaps, rank)
+                    .into_iter()
+                    .filter(|&p| base[p as usize] == UNPLACED)
+                    .collect(),
+                None => {
+                    let mut o: Vec<u32> = (k as u32..local.len() as u32).collect();
+                    o.sort_by_key(|&p| {
+                        let b = &local[p as usize];
+                        if before {
+                            (u64::MAX - b.upper, b.lower, p)
+                        } else {
+                            (b.lower, u64::MAX - b.upper, p)
+                        }
+                    });
+                    o
+                }
+            };
             let p = best_fit::place_into(&local, &overlaps, base.clone(), &o);
             if placed.as_ref().map_or(true, |b| p.1 < b.1) {
                 (placed, sky, order) = (Some(p), None, o);
             }
         }
         let placed = placed?;
+        if placed.1 > climb_within {
+            return None;
+        }
         sides.push(Side {
             members,
             bufs: local,
@@ -138,15 +171,13 @@ pub fn place(
             base,
             order,
             placed,
+            before,
             sky,
         });
     }
-    // Hill climbing on the sides above the goal, sharing the time left; only where the greedy
-    // split is within `climb_within` (far above it, the climb does not reach the goal and its
-    // time is better spent by the caller's other methods).
-    let greedy = sides.iter().map(|s| s.placed.1).max().unwrap_or(0);
+    // Hill climbing on the sides above the goal, sharing the time left.
     let above: Vec<usize> = (0..sides.len())
-        .filter(|&s| sides[s].placed.1 > stop_at && greedy <= climb_within)
+        .filter(|&s| sides[s].placed.1 > stop_at)
         .collect();
     for (done, &s) in above.iter().enumerate() {
         if budget.expired() {
@@ -157,7 +188,7 @@ pub fn place(
         let start = std::mem::take(&mut side.placed);
         if let Some((pick, reversed, edges)) = side.sky {
             let k = first.len();
-            let cut = cut_at(&side.bufs, k, t, s == 0);
+            let cut = cut_at(&side.bufs, k, t, side.before);
             let st: Vec<u32> = (0..k as u32).collect();
             let mut prio = skyline::priorities(&cut, pick);
             let mut cur = start;

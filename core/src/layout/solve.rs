@@ -66,10 +66,11 @@ const ORDERED_SHARE: f64 = 0.75;
 const ORDER_SHARE: f64 = 0.5;
 /// Share of the time left for a large group's peak split ([`peak_split`]), before the greedies.
 const SPLIT_SHARE: f64 = 0.3;
-/// The peak split climbs only where its greedy layout is within 1/this of the bound (1.5%): on
-/// the training steps of docs/layout.md those within it (jax-train-resnet50 1.00001, swin_t
-/// 1.0035, googlenet 1.0124) improve, those above (mobilenet_v3_small 1.020, wf-taxprofiler-001
-/// 1.107) fit by the later methods, given the time.
+/// The peak split gives up where a side's greedy layout is above the bound by more than 1/this
+/// of it (1.5%): on the training steps of docs/layout.md those within it reach or near the bound
+/// by climbing (greedy googlenet 1.0124, swin_t 1.0006), those above (mobilenet_v3_small 1.020,
+/// densenet121 1.026, wf-taxprofiler-001 1.084) fit, or come closest, by the later methods,
+/// given the time.
 const SPLIT_CLIMB_WITHIN: u64 = 67;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
