@@ -692,7 +692,7 @@ fn arena_of(groups: &[Group], stacked_top: u64) -> u64 {
 }
 
 /// The buffers by offset in `off` (then by birth): a best-fit order near the layout `off`.
-pub fn by_offset(bufs: &[Buffer], off: &[u64]) -> Vec<u32> {
+fn by_offset(bufs: &[Buffer], off: &[u64]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
     order.sort_by_key(|&i| (off[i as usize], bufs[i as usize].lower, i));
     order
