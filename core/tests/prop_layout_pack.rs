@@ -1,7 +1,8 @@
 //! Property tests of the packing methods of `layout-pack` (core/src/layout): best fit from the
 //! peak (`peak_first`), best fit around fixed buffers (`best_fit::place_into`), ruin and recreate
 //! (`repack`), the incremental hill climbing (`hill_climb`) and the skyline from an arbitrary
-//! stack (`skyline::place_on`, `improve_on`). On thousands of small random problems every layout
+//! stack (`skyline::place_on`, `improve_on`), the peak step's split (`peak_split`) and hill
+//! climbing around fixed buffers (`hill_climb::improve_around`). On thousands of small random problems every layout
 //! is valid by a naive pairwise check written from the definition, never below the peak of live
 //! bytes, and each method keeps what it promises (the peak step stacked without a hole, fixed
 //! buffers in place, never a higher arena than its start).
@@ -10,7 +11,7 @@ use peakorder::generators::Rng;
 use peakorder::layout::best_fit::{self, Rank, UNPLACED};
 use peakorder::layout::overlaps::Overlaps;
 use peakorder::layout::problem::Buffer;
-use peakorder::layout::{hill_climb, peak_first, repack, skyline};
+use peakorder::layout::{hill_climb, peak_first, peak_split, repack, skyline};
 use peakorder::{Budget, NoClock};
 use proptest::prelude::*;
 
@@ -172,6 +173,65 @@ fn check_all(bufs: &[Buffer], seed: u64) -> Result<(), String> {
     // From a start that is not the order's own layout (the best layout known, as `auto` passes).
     let (off, h) = hill_climb::improve(bufs, &ov, order.clone(), (base, start.1), 0, &budget);
     naive_valid(bufs, &off, h).map_err(|e| format!("hill climbing from a layout: {e}"))?;
+
+    // Hill climbing around fixed buffers: a random subset keeps its offsets from a valid layout,
+    // the rest is climbed around it; valid, the fixed ones unmoved.
+    let mut base = vec![UNPLACED; n];
+    let mut rest = Vec::new();
+    let (valid, _) = best_fit::place(bufs, &ov, &order);
+    for &i in &order {
+        if rng.range(0, 1) == 0 {
+            base[i as usize] = valid[i as usize];
+        } else {
+            rest.push(i);
+        }
+    }
+    let start = best_fit::place_into(bufs, &ov, base.clone(), &rest);
+    let (off, h) = hill_climb::improve_around(bufs, &ov, &base, rest, start.clone(), peak, &budget);
+    naive_valid(bufs, &off, h).map_err(|e| format!("improve_around: {e}"))?;
+    if h > start.1 {
+        return Err(format!("improve_around raised {} to {h}", start.1));
+    }
+    for i in 0..n {
+        if base[i] != UNPLACED && bufs[i].size > 0 && off[i] != base[i] {
+            return Err(format!("improve_around moved fixed buffer {i}"));
+        }
+    }
+
+    // The peak step's split, at the peak steps and a random step, with every stack: valid; the
+    // buffers live at that step hold exactly the bottom bytes live there (no hole at that step).
+    let t_end = bufs.iter().map(|b| b.upper).max().unwrap_or(0);
+    let mut split_steps: Vec<u64> = steps.map_or(Vec::new(), |(a, b)| vec![a, b]);
+    if t_end > 0 {
+        split_steps.push(rng.range(0, t_end - 1));
+    }
+    for t in split_steps {
+        for stack in [
+            peak_first::Stack::Death,
+            peak_first::Stack::Birth,
+            peak_first::Stack::Length,
+        ] {
+            let Some((off, h)) =
+                peak_split::place(bufs, t, stack, peak, u64::MAX, &budget, 1 << 20)
+            else {
+                continue;
+            };
+            naive_valid(bufs, &off, h).map_err(|e| format!("peak_split {t} {stack:?}: {e}"))?;
+            let at_t = bufs
+                .iter()
+                .zip(&off)
+                .filter(|(b, _)| b.size > 0 && b.lower <= t && t < b.upper)
+                .map(|(b, &o)| o + b.size)
+                .max()
+                .unwrap_or(0);
+            if at_t != profile[t as usize] {
+                return Err(format!(
+                    "peak_split {t} {stack:?}: the step's buffers reach {at_t}, live {}",
+                    profile[t as usize]
+                ));
+            }
+        }
+    }
 
     // The skyline from an arbitrary stack: a random subset in a random order.
     let mut stack: Vec<u32> = (0..n as u32).filter(|_| rng.range(0, 2) == 0).collect();

@@ -15,6 +15,21 @@ use crate::budget::Budget;
 pub fn improve(
     bufs: &[Buffer],
     overlaps: &Overlaps,
+    order: Vec<u32>,
+    best: (Vec<u64>, u64),
+    stop_at: u64,
+    budget: &Budget,
+) -> (Vec<u64>, u64) {
+    let base = vec![best_fit::UNPLACED; bufs.len()];
+    improve_around(bufs, overlaps, &base, order, best, stop_at, budget)
+}
+
+/// [`improve`] around buffers already placed: `base` holds their offsets (`UNPLACED` for the
+/// others), which no move changes; `order` lists the others.
+pub fn improve_around(
+    bufs: &[Buffer],
+    overlaps: &Overlaps,
+    base: &[u64],
     mut order: Vec<u32>,
     mut best: (Vec<u64>, u64),
     stop_at: u64,
@@ -25,11 +40,14 @@ pub fn improve(
         return best;
     }
     let mut rng = SplitMix(0x9e37_79b9_7f4a_7c15 ^ n as u64);
-    let mut pos = vec![0usize; n];
+    let mut pos = vec![0usize; bufs.len()];
     // The layout of `order` (`best` may be another, better one): a move changes the order from
     // some position on, and best fit places the buffers before it as before, so only the rest
     // is placed again.
-    let mut cur = best_fit::place(bufs, overlaps, &order).0;
+    // The climb follows `order`'s own layout (a move is kept when it does not raise that) and
+    // keeps the best seen apart: started from an order worse than `best`, it still climbs
+    // (judged against `best` it would keep nothing until one move beat `best` outright).
+    let (mut cur, mut cur_h) = best_fit::place_into(bufs, overlaps, base.to_vec(), &order);
     let mut rounds: u64 = 0;
     while best.1 > stop_at && !budget.expired() && rounds < budget.max_states {
         rounds += 1;
@@ -40,9 +58,13 @@ pub fn improve(
         // The first position the move changes.
         let changed = if rng.below(2) == 0 {
             // A buffer at the top, moved earlier.
-            let tops: Vec<usize> = (0..n)
-                .filter(|&b| bufs[b].size > 0 && best.0[b] + bufs[b].size == best.1)
+            let mut tops: Vec<usize> = order
+                .iter()
+                .map(|&b| b as usize)
+                .filter(|&b| bufs[b].size > 0 && cur[b] + bufs[b].size == cur_h)
                 .collect();
+            // By index, so that the choice does not depend on the order.
+            tops.sort_unstable();
             if tops.is_empty() {
                 break;
             }
@@ -61,14 +83,18 @@ pub fn improve(
             trial.swap(i, j);
             i.min(j)
         };
-        let mut start = vec![best_fit::UNPLACED; bufs.len()];
+        let mut start = base.to_vec();
         for &b in &trial[..changed] {
             start[b as usize] = cur[b as usize];
         }
         let placed = best_fit::place_into(bufs, overlaps, start, &trial[changed..]);
-        if placed.1 <= best.1 {
-            cur.clone_from(&placed.0);
-            best = placed;
+        if placed.1 <= cur_h {
+            cur_h = placed.1;
+            if placed.1 <= best.1 {
+                best.0.clone_from(&placed.0);
+                best.1 = placed.1;
+            }
+            cur = placed.0;
             order = trial;
         }
     }

@@ -27,6 +27,7 @@ pub mod options;
 pub mod output;
 pub mod overlaps;
 pub mod peak_first;
+pub mod peak_split;
 pub mod problem;
 pub mod reorder;
 pub mod repack;

@@ -24,6 +24,7 @@ use super::online;
 use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::peak_first;
+use super::peak_split;
 use super::problem::{peak_live, Buffer, Problem};
 use super::repack;
 use super::skyline::{self, Variant};
@@ -63,6 +64,14 @@ const ORDERED_SHARE: f64 = 0.75;
 /// Share of a group's iterated-greedy time for hill climbing from its best-fit order, where one
 /// gave its best layout.
 const ORDER_SHARE: f64 = 0.5;
+/// Share of the time left for a large group's peak split ([`peak_split`]), before the greedies.
+const SPLIT_SHARE: f64 = 0.3;
+/// The peak split gives up where a side's greedy layout is above the bound by more than 1/this
+/// of it (1.5%): on the training steps of docs/layout.md those within it reach or near the bound
+/// by climbing (greedy googlenet 1.0124, swin_t 1.0006), those above (mobilenet_v3_small 1.020,
+/// densenet121 1.026, wf-taxprofiler-001 1.084) fit, or come closest, by the later methods,
+/// given the time.
+const SPLIT_CLIMB_WITHIN: u64 = 67;
 /// Most (buffer, section) memberships a group may have for the exact search.
 const MAX_SPANS: u64 = 8_000_000;
 
@@ -227,6 +236,21 @@ fn by_groups(
             let overlaps = Overlaps::of(&local, &pos, MAX_PAIRS);
             let bound = peak_live(&local, pos);
             let (mut off, mut h) = online::place(&local);
+            // The peak step's split first, on large groups: on the training steps it fits the
+            // peak where the whole problem's greedies (a third of a second and more there) do not.
+            // Not with a capacity: there the search's decision question is asked (MiniMalloc's
+            // instances), and the split's time would only delay it.
+            if h > bound
+                && capacity.is_none()
+                && local.len() >= SKYLINE_MIN_BUFFERS
+                && !budget.expired()
+            {
+                if let Some(placed) = split_start(&local, bound, budget) {
+                    if placed.1 < h {
+                        (off, h) = placed;
+                    }
+                }
+            }
             // The skyline fills memory from the bottom, time slot by time slot; it needs no
             // overlap graph, so it also runs where best fit cannot.
             let mut sky: Option<(Variant, u64)> = None;
@@ -512,10 +536,10 @@ fn by_groups(
             if g.height <= stop_at || budget.expired() {
                 continue;
             }
-            let order = g
-                .order
-                .take()
-                .unwrap_or_else(|| best_fit::ranked(&g.bufs, ov, Rank::Size));
+            // Without a best-fit order behind the best layout (the skyline's or the search's),
+            // its buffers by offset: best fit of them gives that layout back or one close to it,
+            // so the climb starts at the best layout instead of far above it.
+            let order = g.order.take().unwrap_or_else(|| by_offset(&g.bufs, &g.off));
             let start = best_fit::place(&g.bufs, ov, &order);
             let start = if start.1 <= g.height {
                 start
@@ -665,4 +689,30 @@ fn arena_of(groups: &[Group], stacked_top: u64) -> u64 {
         .max()
         .unwrap_or(0)
         .max(stacked_top)
+}
+
+/// The buffers by offset in `off` (then by birth): a best-fit order near the layout `off`.
+fn by_offset(bufs: &[Buffer], off: &[u64]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
+    order.sort_by_key(|&i| (off[i as usize], bufs[i as usize].lower, i));
+    order
+}
+
+/// [`peak_split`] at the first peak step, stack latest dying lowest, in a share of the time left.
+/// Its own function, kept out of [`by_groups`]: inlined there, MiniMalloc's instance A (which
+/// never reaches it) measured 275-295 ms against main's 220-230 in alternating runs; out of
+/// line, 231-270 against 250-268.
+#[inline(never)]
+fn split_start(local: &[Buffer], bound: u64, budget: &Budget) -> Option<(Vec<u64>, u64)> {
+    let share = budget.share(SPLIT_SHARE, budget.max_states);
+    let (t, _) = peak_first::peak_steps(local)?;
+    peak_split::place(
+        local,
+        t,
+        peak_first::Stack::Death,
+        bound,
+        bound.saturating_add(bound / SPLIT_CLIMB_WITHIN),
+        &share,
+        MAX_PAIRS,
+    )
 }

@@ -1,0 +1,254 @@
+//! The peak step splits the problem in two: the buffers live at a peak step `t` are stacked from
+//! offset 0 with no hole (as in [`super::peak_first`]); every other buffer lives either wholly
+//! before `t` or wholly after it, so with the stack fixed the two sides are independent problems,
+//! each solved for itself and aimed at the peak: a move on one side is judged by that side's
+//! height, not hidden by the other side's excess, and a side at the peak is left alone.
+//!
+//! Each side gets the best of the four best-fit ranks around the stack, then hill climbing with
+//! the stack fixed ([`super::hill_climb::improve_around`]). With the stack latest dying lowest,
+//! the side after the peak also gets the skyline ([`super::skyline`]): cut to start at `t`, the
+//! stack is a staircase of buffers live from the side's first step, nested (no hole between
+//! them), the start [`super::stacked`] gives the skyline, and its iterated greedy improves it.
+//! On the training steps of docs/layout.md the side before the peak fits the peak by best fit
+//! (the forward pass) and the skyline fits the side after it (the backward pass): efficientnet_b0
+//! in 71 ms, jax-train-resnet50 in 224 ms, where the whole problem's greedies stayed above.
+//! Our own construction; every layout is re-checked by the caller.
+
+use super::best_fit::{self, Rank, UNPLACED};
+use super::hill_climb;
+use super::overlaps::Overlaps;
+use super::peak_first::Stack;
+use super::problem::Buffer;
+use super::skyline::{self, Variant};
+use super::stacked;
+use crate::budget::Budget;
+
+/// The skyline variants tried on the staircase side, the first of [`skyline::VARIANTS`]: on the
+/// training steps of docs/layout.md the first fits where any does; the split runs before the
+/// other methods, so it stays cheap where it does not fit.
+const SKY_VARIANTS: usize = 4;
+
+/// One side: the stack's buffers first, then the side's own, as positions into `bufs` of the
+/// side's subproblem; its overlap graph; what is placed before the climb (the stack, and the
+/// side's outer staircase); its best order of the rest and layout so far.
+struct Side {
+    members: Vec<u32>,
+    bufs: Vec<Buffer>,
+    overlaps: Overlaps,
+    base: Vec<u64>,
+    order: Vec<u32>,
+    placed: (Vec<u64>, u64),
+    /// The side before the peak step (else after it).
+    before: bool,
+    /// The skyline variant that gave `placed`, where one did (after the peak, on the side with
+    /// the stack's lifetimes cut to start at the peak step).
+    sky: Option<Variant>,
+}
+
+/// The stack at step `t`, bottom first, by `stack`.
+fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
+    let mut first: Vec<u32> = (0..bufs.len() as u32)
+        .filter(|&i| {
+            let b = &bufs[i as usize];
+            b.size > 0 && b.lower <= t && t < b.upper
+        })
+        .collect();
+    first.sort_by_key(|&i| {
+        let b = &bufs[i as usize];
+        let (l, late) = (b.lower, u64::MAX - b.upper);
+        match stack {
+            Stack::Birth => (l, late, i),
+            Stack::Death => (late, l, i),
+            Stack::Length => (u64::MAX - (b.upper - b.lower), l, i),
+        }
+    });
+    first
+}
+
+/// Lays `bufs` out from the stack of step `t` by `stack`, each side improved until it is at most
+/// `stop_at` high or `budget` ends (the sides share it). `None` where a side's greedy layout is
+/// above `climb_within` (far above the goal the climb does not reach it, and the time is better
+/// spent by the caller's other methods), where a side's overlap graph has more than `max_pairs`
+/// pairs, or where the skyline did not keep the stack in place.
+pub fn place(
+    bufs: &[Buffer],
+    t: u64,
+    stack: Stack,
+    stop_at: u64,
+    climb_within: u64,
+    budget: &Budget,
+    max_pairs: usize,
+) -> Option<(Vec<u64>, u64)> {
+    let first = stack_at(bufs, t, stack);
+    let k = first.len();
+    let mut sides = Vec::with_capacity(2);
+    // The staircase side first: where even the skyline leaves it far above the goal, the split
+    // gives up before the other side's work (it runs before the caller's other methods).
+    let sides_first = if stack == Stack::Birth {
+        [true, false]
+    } else {
+        [false, true]
+    };
+    for before in sides_first {
+        let mut members = first.clone();
+        members.extend((0..bufs.len() as u32).filter(|&i| {
+            let b = &bufs[i as usize];
+            b.size > 0 && if before { b.upper <= t } else { b.lower > t }
+        }));
+        let local: Vec<Buffer> = members.iter().map(|&i| bufs[i as usize]).collect();
+        let pos: Vec<u32> = (0..local.len() as u32).collect();
+        let overlaps = Overlaps::of(&local, &pos, max_pairs)?;
+        let mut base = vec![UNPLACED; local.len()];
+        let mut h = 0;
+        for p in 0..k {
+            base[p] = h;
+            h += local[p].size;
+        }
+        // The stack, cut to the side's steps, is a nested staircase of buffers all live from the
+        // side's first step (latest dying lowest, after the peak) or to its last (earliest born
+        // lowest, before it): the skyline's start ([`super::stacked`]). It goes first: on the
+        // training steps its first variant fits the side after the peak.
+        let mut placed: Option<(Vec<u64>, u64)> = None;
+        let mut sky = None;
+        if (!before && stack == Stack::Death) || (before && stack == Stack::Birth) {
+            let cut = cut_at(&local, k, t, before);
+            let st: Vec<u32> = (0..k as u32).collect();
+            for v in skyline::VARIANTS.into_iter().take(SKY_VARIANTS) {
+                if placed.as_ref().is_some_and(|p| p.1 <= stop_at) || budget.expired() {
+                    break;
+                }
+                let p = stacked::place_stack(&cut, v, &st);
+                if p.0[..k] == base[..k] && placed.as_ref().map_or(true, |b| p.1 < b.1) {
+                    (placed, sky) = (Some(p), Some(v));
+                }
+            }
+        }
+        let mut order = Vec::new();
+        for rank in [
+            None,
+            Some(Rank::Size),
+            Some(Rank::Conflicts),
+            Some(Rank::Duration),
+            Some(Rank::Area),
+        ] {
+            if placed
+                .as_ref()
+                .is_some_and(|p| p.1 <= stop_at || budget.expired())
+            {
+                break;
+            }
+            let o: Vec<u32> = match rank {
+                Some(rank) => best_fit::ranked(&local, &overlaps, rank)
+                    .into_iter()
+                    .filter(|&p| base[p as usize] == UNPLACED)
+                    .collect(),
+                None => {
+                    let mut o: Vec<u32> = (k as u32..local.len() as u32).collect();
+                    o.sort_by_key(|&p| {
+                        let b = &local[p as usize];
+                        if before {
+                            (u64::MAX - b.upper, b.lower, p)
+                        } else {
+                            (b.lower, u64::MAX - b.upper, p)
+                        }
+                    });
+                    o
+                }
+            };
+            let p = best_fit::place_into(&local, &overlaps, base.clone(), &o);
+            if placed.as_ref().map_or(true, |b| p.1 < b.1) {
+                (placed, sky, order) = (Some(p), None, o);
+            }
+        }
+        let placed = placed?;
+        if placed.1 > climb_within {
+            return None;
+        }
+        sides.push(Side {
+            members,
+            bufs: local,
+            overlaps,
+            base,
+            order,
+            placed,
+            before,
+            sky,
+        });
+    }
+    // Hill climbing on the sides above the goal, sharing the time left.
+    let above: Vec<usize> = (0..sides.len())
+        .filter(|&s| sides[s].placed.1 > stop_at)
+        .collect();
+    for (done, &s) in above.iter().enumerate() {
+        if budget.expired() {
+            break;
+        }
+        let one = budget.share(1.0 / (above.len() - done) as f64, budget.max_states);
+        let side = &mut sides[s];
+        let start = std::mem::take(&mut side.placed);
+        if let Some((pick, reversed, edges)) = side.sky {
+            let k = first.len();
+            let cut = cut_at(&side.bufs, k, t, side.before);
+            let st: Vec<u32> = (0..k as u32).collect();
+            let mut prio = skyline::priorities(&cut, pick);
+            let mut cur = start;
+            for mixed in [false, true] {
+                let half = one.share(if mixed { 1.0 } else { 0.5 }, one.max_states);
+                let from = std::mem::take(&mut cur);
+                cur = skyline::improve_on(
+                    &cut,
+                    &mut prio,
+                    (reversed, edges),
+                    &st,
+                    from,
+                    stop_at,
+                    &half,
+                    skyline::Rounds {
+                        max: one.max_states.min(2_000),
+                        mixed,
+                    },
+                );
+                if cur.1 <= stop_at {
+                    break;
+                }
+            }
+            if cur.0[..k] != side.base[..k] {
+                return None;
+            }
+            side.placed = cur;
+            continue;
+        }
+        side.placed = hill_climb::improve_around(
+            &side.bufs,
+            &side.overlaps,
+            &side.base,
+            side.order.clone(),
+            start,
+            stop_at,
+            &one,
+        );
+    }
+    let mut off = vec![0u64; bufs.len()];
+    let mut h = 0;
+    for side in &sides {
+        for (p, &i) in side.members.iter().enumerate() {
+            off[i as usize] = side.placed.0[p];
+        }
+        h = h.max(side.placed.1);
+    }
+    Some((off, h))
+}
+
+/// The side's buffers with the first `k` (the stack) cut to the side's steps: to end after step
+/// `t` (`before`) or to start at it.
+fn cut_at(local: &[Buffer], k: usize, t: u64, before: bool) -> Vec<Buffer> {
+    let mut cut = local.to_vec();
+    for b in &mut cut[..k] {
+        if before {
+            b.upper = t + 1;
+        } else {
+            b.lower = t;
+        }
+    }
+    cut
+}
