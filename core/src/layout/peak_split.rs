@@ -196,10 +196,6 @@ pub fn place(
             let Some(placed) = placed else {
                 break;
             };
-            eprintln!(
-                "DBG anchor={} before={} fixed={} greedy={} sky={:?} stop={}",
-                anchor, before, fixed, placed.1, sky, stop_at
-            );
             alts.push(Side {
                 members,
                 bufs: local,
