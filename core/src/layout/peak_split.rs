@@ -53,7 +53,7 @@ struct Side {
 }
 
 /// The stack at step `t`, bottom first, by `stack`.
-fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
+pub fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
     let mut first: Vec<u32> = (0..bufs.len() as u32)
         .filter(|&i| {
             let b = &bufs[i as usize];
@@ -316,7 +316,7 @@ fn cut_at(local: &[Buffer], k: usize, t: u64, before: bool) -> Vec<Buffer> {
 /// to the side's methods. Where `t + 1` is a peak step too, it is then hole-free as well: on
 /// torch-train-swin_t (two peak steps in a row) a buffer born at the second one sat 98,304 bytes
 /// above the peak, placed by the side's greedies.
-fn anchored_next(bufs: &[Buffer], first: &[u32], t: u64) -> (Vec<u32>, Vec<u64>) {
+pub fn anchored_next(bufs: &[Buffer], first: &[u32], t: u64) -> (Vec<u32>, Vec<u64>) {
     let top: u64 = first.iter().map(|&i| bufs[i as usize].size).sum();
     let freed: u64 = first
         .iter()
