@@ -206,13 +206,62 @@ fn check_all(bufs: &[Buffer], seed: u64) -> Result<(), String> {
         split_steps.push(rng.range(0, t_end - 1));
     }
     for t in split_steps {
-        for stack in [
-            peak_first::Stack::Death,
-            peak_first::Stack::Birth,
-            peak_first::Stack::Length,
+        // The next step's anchor: the buffers born at `t + 1`, in the bytes the stack (latest
+        // dying lowest) frees at its top there; with the stack, valid; where `t + 1` is a peak
+        // step too and all of them fit, no hole at `t + 1` either.
+        let first = peak_split::stack_at(bufs, t, peak_first::Stack::Death);
+        let (ids, offs) = peak_split::anchored_next(bufs, &first, t);
+        let top: u64 = first.iter().map(|&i| bufs[i as usize].size).sum();
+        let mut sub: Vec<Buffer> = first.iter().map(|&i| bufs[i as usize]).collect();
+        let mut sub_off: Vec<u64> = Vec::with_capacity(sub.len() + ids.len());
+        let mut h = 0;
+        for b in &sub {
+            sub_off.push(h);
+            h += b.size;
+        }
+        for (&i, &o) in ids.iter().zip(&offs) {
+            let b = bufs[i as usize];
+            if b.lower != t + 1 || first.contains(&i) || o + b.size > top {
+                return Err(format!(
+                    "anchored_next {t}: buffer {i} at {o} (stack top {top})"
+                ));
+            }
+            sub.push(b);
+            sub_off.push(o);
+        }
+        naive_valid(&sub, &sub_off, top).map_err(|e| format!("anchored_next {t}: {e}"))?;
+        let born: usize = bufs
+            .iter()
+            .filter(|b| b.size > 0 && b.lower == t + 1)
+            .count();
+        if (t + 1) < profile.len() as u64
+            && profile[t as usize] == peak
+            && profile[t as usize + 1] == peak
+            && born == ids.len()
+        {
+            let at = sub
+                .iter()
+                .zip(&sub_off)
+                .filter(|(b, _)| b.lower <= t + 1 && t + 1 < b.upper)
+                .map(|(b, &o)| o + b.size)
+                .max()
+                .unwrap_or(0);
+            if at != peak {
+                return Err(format!(
+                    "anchored_next {t}: step {} reaches {at}, peak {peak}",
+                    t + 1
+                ));
+            }
+        }
+        // Each stack; the goal at the peak, and at 0 (every start and climb runs).
+        for (stack, stop) in [
+            (peak_first::Stack::Death, peak),
+            (peak_first::Stack::Birth, peak),
+            (peak_first::Stack::Length, peak),
+            (peak_first::Stack::Death, 0),
         ] {
             let Some((off, h)) =
-                peak_split::place(bufs, t, stack, peak, u64::MAX, &budget, 1 << 20)
+                peak_split::place(bufs, t, stack, stop, u64::MAX, &budget, 1 << 20)
             else {
                 continue;
             };
