@@ -29,6 +29,16 @@ fn live(bufs: &[Buffer]) -> Vec<u64> {
 }
 
 /// Every pair live at a common time is disjoint in bytes, and the height is the highest top.
+/// The highest byte any buffer live at step `t` reaches.
+fn top_at(bufs: &[Buffer], off: &[u64], t: u64) -> u64 {
+    bufs.iter()
+        .zip(off)
+        .filter(|(b, _)| b.size > 0 && b.lower <= t && t < b.upper)
+        .map(|(b, &o)| o + b.size)
+        .max()
+        .unwrap_or(0)
+}
+
 fn naive_valid(bufs: &[Buffer], off: &[u64], height: u64) -> Result<(), String> {
     let top = bufs
         .iter()
@@ -116,13 +126,7 @@ fn check_all(bufs: &[Buffer], seed: u64) -> Result<(), String> {
         }
         let (off, h) = best_fit::place(bufs, &ov, &order);
         naive_valid(bufs, &off, h).map_err(|e| format!("{t} {stack:?} {rank:?}: {e}"))?;
-        let at_t = bufs
-            .iter()
-            .zip(&off)
-            .filter(|(b, _)| b.size > 0 && b.lower <= t && t < b.upper)
-            .map(|(b, &o)| o + b.size)
-            .max()
-            .unwrap_or(0);
+        let at_t = top_at(bufs, &off, t);
         if at_t != peak {
             return Err(format!(
                 "{t} {stack:?} {rank:?}: the peak step's buffers reach {at_t}, peak {peak}"
@@ -209,7 +213,7 @@ fn check_all(bufs: &[Buffer], seed: u64) -> Result<(), String> {
         // The next step's anchor: the buffers born at `t + 1`, in the bytes the stack (latest
         // dying lowest) frees at its top there; with the stack, valid; where `t + 1` is a peak
         // step too and all of them fit, no hole at `t + 1` either.
-        let first = peak_split::stack_at(bufs, t, peak_first::Stack::Death);
+        let first = peak_first::stack_at(bufs, t, peak_first::Stack::Death);
         let (ids, offs) = peak_split::anchored_next(bufs, &first, t);
         let top: u64 = first.iter().map(|&i| bufs[i as usize].size).sum();
         let mut sub: Vec<Buffer> = first.iter().map(|&i| bufs[i as usize]).collect();
@@ -266,13 +270,7 @@ fn check_all(bufs: &[Buffer], seed: u64) -> Result<(), String> {
                 continue;
             };
             naive_valid(bufs, &off, h).map_err(|e| format!("peak_split {t} {stack:?}: {e}"))?;
-            let at_t = bufs
-                .iter()
-                .zip(&off)
-                .filter(|(b, _)| b.size > 0 && b.lower <= t && t < b.upper)
-                .map(|(b, &o)| o + b.size)
-                .max()
-                .unwrap_or(0);
+            let at_t = top_at(bufs, &off, t);
             if at_t != profile[t as usize] {
                 return Err(format!(
                     "peak_split {t} {stack:?}: the step's buffers reach {at_t}, live {}",

@@ -61,14 +61,16 @@ pub enum Stack {
     Length,
 }
 
-/// The best-fit order: the buffers live at step `t` stacked by `stack`, then the others by
-/// `rank`.
-pub fn order(bufs: &[Buffer], overlaps: &Overlaps, t: u64, stack: Stack, rank: Rank) -> Vec<u32> {
-    let at = |i: u32| {
-        let b = &bufs[i as usize];
-        b.size > 0 && b.lower <= t && t < b.upper
-    };
-    let mut first: Vec<u32> = (0..bufs.len() as u32).filter(|&i| at(i)).collect();
+/// Whether `b` holds bytes at step `t`.
+fn live_at(b: &Buffer, t: u64) -> bool {
+    b.size > 0 && b.lower <= t && t < b.upper
+}
+
+/// The buffers live at step `t`, bottom first, by `stack`.
+pub fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
+    let mut first: Vec<u32> = (0..bufs.len() as u32)
+        .filter(|&i| live_at(&bufs[i as usize], t))
+        .collect();
     first.sort_by_key(|&i| {
         let b = &bufs[i as usize];
         let (l, late) = (b.lower, u64::MAX - b.upper);
@@ -78,10 +80,17 @@ pub fn order(bufs: &[Buffer], overlaps: &Overlaps, t: u64, stack: Stack, rank: R
             Stack::Length => (u64::MAX - (b.upper - b.lower), l, i),
         }
     });
+    first
+}
+
+/// The best-fit order: the buffers live at step `t` stacked by `stack`, then the others by
+/// `rank`.
+pub fn order(bufs: &[Buffer], overlaps: &Overlaps, t: u64, stack: Stack, rank: Rank) -> Vec<u32> {
+    let mut first = stack_at(bufs, t, stack);
     first.extend(
         best_fit::ranked(bufs, overlaps, rank)
             .into_iter()
-            .filter(|&i| !at(i)),
+            .filter(|&i| !live_at(&bufs[i as usize], t)),
     );
     first
 }

@@ -17,7 +17,7 @@
 use super::best_fit::{self, Rank, UNPLACED};
 use super::hill_climb;
 use super::overlaps::Overlaps;
-use super::peak_first::Stack;
+use super::peak_first::{self, Stack};
 use super::problem::Buffer;
 use super::skyline::{self, Variant};
 use super::stacked;
@@ -52,26 +52,6 @@ struct Side {
     fixed: usize,
 }
 
-/// The stack at step `t`, bottom first, by `stack`.
-pub fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
-    let mut first: Vec<u32> = (0..bufs.len() as u32)
-        .filter(|&i| {
-            let b = &bufs[i as usize];
-            b.size > 0 && b.lower <= t && t < b.upper
-        })
-        .collect();
-    first.sort_by_key(|&i| {
-        let b = &bufs[i as usize];
-        let (l, late) = (b.lower, u64::MAX - b.upper);
-        match stack {
-            Stack::Birth => (l, late, i),
-            Stack::Death => (late, l, i),
-            Stack::Length => (u64::MAX - (b.upper - b.lower), l, i),
-        }
-    });
-    first
-}
-
 /// Lays `bufs` out from the stack of step `t` by `stack`, each side improved until it is at most
 /// `stop_at` high or `budget` ends (the sides share it). `None` where a side's greedy layout is
 /// above `climb_within` (far above the goal the climb does not reach it, and the time is better
@@ -86,7 +66,7 @@ pub fn place(
     budget: &Budget,
     max_pairs: usize,
 ) -> Option<(Vec<u64>, u64)> {
-    let first = stack_at(bufs, t, stack);
+    let first = peak_first::stack_at(bufs, t, stack);
     let k = first.len();
     let mut sides = Vec::with_capacity(2);
     // The staircase side first: where even the skyline leaves it far above the goal, the split
