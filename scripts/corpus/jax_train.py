@@ -11,15 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+# peakorder is the installed package (its native extension is built into the wheel, not the
+# source tree): the .venv of scripts/test.sh has it.
 
-import jax  # noqa: E402
-import numpy as np  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax
+import numpy as np
+import jax.numpy as jnp
+from jax import lax
 
 LR = 0.01
 

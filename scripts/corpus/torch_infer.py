@@ -13,7 +13,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+# peakorder is the installed package (its native extension is built into the wheel, not the
+# source tree): the .venv of scripts/test.sh has it.
 
 MODELS = ["resnet50", "mobilenet_v3_large", "efficientnet_b0", "densenet121", "inception_v3",
           "regnet_x_800mf", "convnext_tiny", "vit_b_16", "swin_t", "maxvit_t"]

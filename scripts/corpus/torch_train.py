@@ -16,7 +16,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+# peakorder is the installed package (its native extension is built into the wheel, not the
+# source tree): the .venv of scripts/test.sh has it.
 
 # The default list: the five at batch 4, 64x64, then other torchvision families.
 MODELS = [
