@@ -2,10 +2,16 @@
 # Fuzz for SECONDS (default 60) one cargo-fuzz target (default plan_json):
 #   plan_json    JSON bytes → parse → validate → plan → simulate.
 #   import_onnx  ONNX bytes → the importer → validate → plan → simulate.
+#   layout_csv   a knob byte (alignment), then MiniMalloc CSV bytes → parse → every layout
+#                method, with and without a capacity → an independent validity check.
+#   layout_json  a knob byte (alignment, slack), then graph JSON bytes → parse → validate → a
+#                greedy order → every layout method, and the order search → the memory model's
+#                own walk of each layout (docs/layout.md).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]. Crashes land in fuzz/artifacts/TARGET/; copy each
 # plan_json one into tests/cases/regressions/ as NAME.json (see its README) so
 # core/tests/regressions.rs keeps it fixed (that test reads every .json there and fails if the
-# directory is missing), and make each import_onnx one a case of native-gpu/tests/cli_import.rs.
+# directory is missing), make each import_onnx one a case of native-gpu/tests/cli_import.rs, and
+# each layout_csv / layout_json one (drop its first byte, the knob) a case of core/tests/prop_layout.rs.
 # The per-input timeout is generous: sanitizer and coverage builds run planners about 10x slower
 # than release, and a loaded machine slows them further.
 # cargo-fuzz needs nightly features; RUSTC_BOOTSTRAP=1 enables them on the stable toolchain.
@@ -36,6 +42,19 @@ case "$target" in
         i=$((i + 1))
       done < <(find "$data" -name '*.onnx' -size -256k | sort)
     fi
+    ;;
+  layout_csv)
+    # Seed with the first 40 buffers of each of MiniMalloc's instances (the target skips
+    # problems of more than 64), each after a knob byte.
+    for f in tests/minimalloc/*.csv; do
+      { printf '\000'; head -n 41 "$f"; } > "$corpus/seed-$(basename "$f")"
+    done
+    ;;
+  layout_json)
+    # Seed with every valid fixture, after a knob byte.
+    for f in $(find tests/cases -name '*.json' -not -path '*/invalid/*'); do
+      { printf '\001'; cat "$f"; } > "$corpus/seed-$(basename "$f")"
+    done
     ;;
 esac
 export RUSTC_BOOTSTRAP=1
