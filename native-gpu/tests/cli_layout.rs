@@ -147,6 +147,38 @@ fn a_given_order_is_laid_out_as_given() {
     assert!(text.status.success());
     let s = String::from_utf8_lossy(&text.stdout);
     assert!(s.contains("arena") && s.contains("110 B"), "{s}");
+    // The order search's and the planner's flags have no planned order to act on: refused, not
+    // ignored, for a given order and for a CSV.
+    let csv = path("tests/minimalloc/K.1048576.csv");
+    let fj = path("tests/cases/fork-join.json");
+    for args in [
+        vec![
+            "layout",
+            fj.as_str(),
+            "--order",
+            order.as_str(),
+            "--slack",
+            "0.05",
+        ],
+        vec![
+            "layout",
+            fj.as_str(),
+            "--order",
+            order.as_str(),
+            "--plan-method",
+            "greedy",
+        ],
+        vec!["layout", csv.as_str(), "--slack", "0.05"],
+        vec!["layout", csv.as_str(), "--plan-method", "greedy"],
+    ] {
+        let out = peakorder(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains("--slack") || e.contains("--plan-method"),
+            "{args:?}: {e}"
+        );
+    }
 }
 
 #[test]

@@ -222,7 +222,9 @@ def layout(
     ``conflicts``, ``area``, ``online`` or ``local``. ``align``: sizes and offsets rounded up to
     it (default 1). ``budget_ms``: time for the whole call (default 1000; planning takes a tenth).
     ``capacity``: stop at the first layout within it. ``slack``: when the planned order's arena is
-    above its peak, other orders may peak up to this fraction higher (default 0)."""
+    above its peak, other orders may peak up to this fraction higher (default 0). ``slack`` and
+    ``plan_method`` act on the planned order: with ``order`` or a CSV they raise
+    :class:`ArgumentError` (code ``invalid_argument``) instead of being ignored."""
     text, csv = _layout_input(graph)
     ids = None if order is None else _order_ids(order)
     return _finish(*_native.layout(text, csv, ids, method, plan_method, align, budget_ms,

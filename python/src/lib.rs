@@ -212,6 +212,7 @@ fn layout<'py>(
         opts.max_states = n;
     }
     opts.capacity = options::whole(py, "capacity", capacity)?;
+    let slack_given = slack.is_some();
     let slack = match slack {
         None => 0.0,
         Some(v) => match v.extract::<f64>() {
@@ -223,6 +224,20 @@ fn layout<'py>(
         return Err(errors::invalid(
             py,
             "order applies to graphs; a CSV's lifetimes are fixed",
+        ));
+    }
+    // slack and plan_method need a planned order: refused, not ignored, without one.
+    let planning = slack_given || plan_method.is_some();
+    if csv && planning {
+        return Err(errors::invalid(
+            py,
+            "slack and plan_method apply to graphs; a CSV's lifetimes are fixed",
+        ));
+    }
+    if order.is_some() && planning {
+        return Err(errors::invalid(
+            py,
+            "slack and plan_method apply to a planned order; order is laid out as given",
         ));
     }
     let done = run_interruptible(py, |cancel: &AtomicBool| {

@@ -104,6 +104,12 @@ def test_bad_options_and_graphs_are_coded_errors():
         peakorder.layout(SEED, ["nope"])
     with pytest.raises(peakorder.ArgumentError, match="order"):
         peakorder.layout("id,lower,upper,size\na,0,1,1\n", [])
+    # slack and plan_method act on a planned order: refused with a given order or a CSV.
+    for kw in ({"slack": 0.05}, {"plan_method": "greedy"}):
+        with pytest.raises(peakorder.ArgumentError, match="planned order"):
+            peakorder.layout(SEED, ["x"], **kw)
+        with pytest.raises(peakorder.ArgumentError, match="CSV"):
+            peakorder.layout("id,lower,upper,size\na,0,1,1\n", **kw)
     with pytest.raises(peakorder.GraphError) as e:
         peakorder.layout(case("invalid/cycle.json"))
     assert e.value.code == "cycle"

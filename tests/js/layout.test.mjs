@@ -104,6 +104,11 @@ test('coded errors: bad CSV lines, options, graphs', () => {
   assertThrowsCode(() => po.layout(seedGraph(), { colour: 1 }), 'invalid_argument', 'colour');
   assertThrowsCode(() => po.layout(seedGraph(), { order: ['nope'] }), 'unknown_op');
   assertThrowsCode(() => po.layout('id,lower,upper,size\na,0,1,1\n', { order: [] }), 'invalid_argument');
+  // slack and plan_method act on a planned order: refused with a given order or a CSV.
+  for (const opt of [{ slack: 0.05 }, { plan_method: 'greedy' }]) {
+    assertThrowsCode(() => po.layout(seedGraph(), { order: ['nope'], ...opt }), 'invalid_argument', 'planned order');
+    assertThrowsCode(() => po.layout('id,lower,upper,size\na,0,1,1\n', opt), 'invalid_argument', 'CSV');
+  }
   assertThrowsCode(() => po.layout(cyclicGraph()), 'cycle');
   // Still usable after errors.
   assert.equal(po.layout(seedGraph()).arena_bytes, 3670016);

@@ -528,6 +528,8 @@ struct LayoutArgs {
     plan_method: peakorder::Method,
     order: Option<serde_json::Value>,
     slack: f64,
+    /// Whether `slack` or `plan_method` was given: they need a planned order.
+    planning: bool,
 }
 
 fn read_layout_options(options: &JsValue) -> JsResult<LayoutArgs> {
@@ -536,6 +538,7 @@ fn read_layout_options(options: &JsValue) -> JsResult<LayoutArgs> {
         plan_method: PlanOptions::default().method,
         order: None,
         slack: 0.0,
+        planning: false,
     };
     let Some(map) = options_map(options)? else {
         return Ok(a);
@@ -552,6 +555,7 @@ fn read_layout_options(options: &JsValue) -> JsResult<LayoutArgs> {
                     a.opts.method = name.parse()?;
                 } else {
                     a.plan_method = name.parse()?;
+                    a.planning = true;
                 }
             }
             "align" => match whole_option(&key, &value)? {
@@ -562,7 +566,10 @@ fn read_layout_options(options: &JsValue) -> JsResult<LayoutArgs> {
             "max_states" => a.opts.max_states = whole_option(&key, &value)?,
             "capacity" => a.opts.capacity = Some(whole_option(&key, &value)?),
             "slack" => match value.as_f64() {
-                Some(x) if x >= 0.0 => a.slack = x,
+                Some(x) if x >= 0.0 => {
+                    a.slack = x;
+                    a.planning = true;
+                }
                 _ => return Err(JsErr::invalid("options: slack must be a number >= 0")),
             },
             _ => return Err(unknown_option(&key, KNOWN)),
@@ -594,11 +601,21 @@ pub fn layout(
                     "options: order applies to graphs; a CSV's lifetimes are fixed",
                 ));
             }
+            if a.planning {
+                return Err(JsErr::invalid(
+                    "options: slack and plan_method apply to graphs; a CSV's lifetimes are fixed",
+                ));
+            }
             let iv = peakorder::layout::csv::parse(&text)?;
             let l = peakorder::layout::layout_intervals(&iv, &a.opts, &clock, &hooks)?;
             return Ok(to_js(&l)?.unchecked_into());
         }
         let g = read_graph(input)?;
+        if a.order.is_some() && a.planning {
+            return Err(JsErr::invalid(
+                "options: slack and plan_method apply to a planned order; order is laid out as given",
+            ));
+        }
         let l = match a.order {
             Some(order) => {
                 let order = read_order(&g, &JsValue::from_str(&order.to_string()))?;

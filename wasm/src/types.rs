@@ -247,7 +247,8 @@ export interface LayoutOptions {
   /** Stop at the first layout whose arena fits this many bytes. */
   capacity?: number;
   /** When the planned order's arena is above its peak, other orders may have a peak up to this
-   * fraction above it. Default 0. */
+   * fraction above it. Default 0. With `order` or a CSV, `slack` and `plan_method` are refused
+   * (`invalid_argument`), not ignored. */
   slack?: number;
 }
 

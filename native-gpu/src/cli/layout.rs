@@ -41,7 +41,7 @@ pub struct LayoutArgs {
     #[arg(long, short, default_value = "auto")]
     method: String,
     /// Planning method for the order when --order is not given.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", conflicts_with = "order")]
     plan_method: String,
     /// Round every size (and offset) up to a multiple of this many bytes.
     #[arg(long, default_value_t = 1)]
@@ -52,8 +52,9 @@ pub struct LayoutArgs {
     #[arg(long)]
     capacity: Option<u64>,
     /// When the planned order needs an arena above its peak, other orders may have a peak up
-    /// to this fraction above it (e.g. 0.05); default 0: the same peak.
-    #[arg(long, default_value_t = 0.0)]
+    /// to this fraction above it (e.g. 0.05); default 0: the same peak. Not with --order (that
+    /// order is laid out as given).
+    #[arg(long, default_value_t = 0.0, conflicts_with = "order")]
     slack: f64,
     /// Also write the buffers, lifetimes and offsets as MiniMalloc's output CSV
     /// (id,lower,upper,size,offset) to this file.
@@ -104,6 +105,13 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
         if a.order.is_some() {
             return Err(CliError::Input(
                 "--order applies to graphs; a CSV's lifetimes are fixed".into(),
+            ));
+        }
+        // The order search and its planner have no order to change here: refuse rather than
+        // ignore them.
+        if a.slack > 0.0 || a.plan_method != "auto" {
+            return Err(CliError::Input(
+                "--slack and --plan-method apply to graphs; a CSV's lifetimes are fixed".into(),
             ));
         }
         let iv = csv::parse(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
