@@ -3,8 +3,10 @@
 # PyTorch training steps and inference graphs, JAX training steps, ONNX models, WfCommons
 # workflows and sparse-Cholesky elimination trees. Existing graphs are kept (delete DIR to redo).
 #
-#   scripts/corpus/build.sh [DIR]     PY=python with torch, torchvision, jax, onnx (default
-#                                     /work/venvs/torch/bin/python, else .venv/bin/python)
+#   scripts/corpus/build.sh [DIR]     PY=python with torch, torchvision, onnx and the peakorder
+#                                     wheel (default /work/venvs/torch/bin/python, else
+#                                     .venv/bin/python, which scripts/test.sh makes); PY_JAX=
+#                                     one with jax too (default PY; JAX steps skipped without)
 #   WFINSTANCES=path to a checkout (or bare git dir) of github.com/wfcommons/WfInstances; cloned
 #                into target/WfInstances when unset and git can reach GitHub.
 set -euo pipefail
@@ -31,7 +33,13 @@ if [ -n "$WF" ]; then "$PY" scripts/corpus/wfcommons.py "$WF" "$DIR"; else echo 
 echo "-- ONNX models"
 PEAKORDER_BIN="$BIN" "$PY" scripts/corpus/onnx_models.py "$DIR" --bin "$BIN"
 echo "-- JAX training steps"
-"$PY" scripts/corpus/jax_train.py "$DIR"
+# JAX is not a test dependency: PY_JAX (default PY) is a Python with jax and the peakorder wheel.
+PY_JAX="${PY_JAX:-$PY}"
+if "$PY_JAX" -c "import jax, peakorder" 2>/dev/null; then
+  "$PY_JAX" scripts/corpus/jax_train.py "$DIR"
+else
+  echo "no jax (or no peakorder) in $PY_JAX: skipped (set PY_JAX to a venv with both)"
+fi
 echo "-- PyTorch training steps"
 "$PY" scripts/corpus/torch_train.py "$DIR"
 echo "-- PyTorch inference graphs"
