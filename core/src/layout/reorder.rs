@@ -185,6 +185,11 @@ pub enum Toward {
     Late,
 }
 
+/// Whether `v` produces a pinned buffer (a result that lives to the end).
+fn pins(g: &Graph, v: OpIx) -> bool {
+    g.creates(v).iter().any(|&s| g.pinned(s))
+}
+
 /// `order` (topological) with the producers of pinned buffers (the results that live to the
 /// end), one after another, moved as far as they go `toward` one end, each move kept only if the
 /// order's peak (re-checked by the simulator) stays at most `limit`. Moving one producer at a
@@ -192,8 +197,7 @@ pub enum Toward {
 /// workflow DAGs of docs/layout.md); moving all of them changes where the whole stack is born.
 pub fn producers_moved(g: &Graph, order: &[OpIx], toward: Toward, limit: u64) -> Vec<OpIx> {
     let mut order = order.to_vec();
-    let pins = |v: OpIx| g.creates(v).iter().any(|&s| g.pinned(s));
-    let mut todo: Vec<OpIx> = order.iter().copied().filter(|&v| pins(v)).collect();
+    let mut todo: Vec<OpIx> = order.iter().copied().filter(|&v| pins(g, v)).collect();
     if toward == Toward::Late {
         todo.reverse();
     }
@@ -430,7 +434,7 @@ pub fn producers_early(
     }
     let mut moves: Vec<(usize, usize, usize)> = order
         .iter()
-        .filter(|&&v| g.creates(v).iter().any(|&s| g.pinned(s)))
+        .filter(|&&v| pins(g, v))
         .filter_map(|&v| {
             let at = pos[v as usize];
             let to = window(g, &pos, v).0;
