@@ -306,6 +306,7 @@ fn cached_plan(g: &Graph, file: &Path) -> Option<Plan> {
         program_order_peak_bytes: None,
         elapsed_ms: 0.0,
         order_ix,
+        recompute: None,
     })
 }
 

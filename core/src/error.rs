@@ -134,6 +134,43 @@ pub enum Error {
         /// The tensor that makes it depend on it.
         tensor: String,
     },
+    /// A schedule runs an op marked `recompute: false` more than once.
+    NotRecomputable {
+        /// The op.
+        op: String,
+        /// How often the schedule runs it.
+        runs: usize,
+    },
+    /// A schedule reads a view made before its storage was computed again: the view's
+    /// producer must run again after the storage's (views are recomputed with their storage).
+    StaleView {
+        /// The op that reads it (or `None` for a graph output left stale at the end).
+        op: Option<String>,
+        /// The view.
+        tensor: String,
+        /// The tensor it aliases.
+        base: String,
+    },
+    /// No schedule within the memory limit: the limit is below a proven lower bound on every
+    /// schedule's peak, or below the least peak the planner found.
+    Infeasible {
+        /// The limit asked for, in bytes.
+        limit: u64,
+        /// The least peak any schedule found reaches (unlimited recomputation).
+        least: u64,
+        /// A proven lower bound on every schedule's peak.
+        bound: u64,
+        /// The op whose run forces `bound` (its inputs, outputs and workspace, with what is
+        /// never freed), when the limit is below it.
+        op: Option<String>,
+    },
+    /// A byte count that does not parse (`64MiB`, `8GiB`, `1048576`).
+    BadLimit {
+        /// The text given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Unknown planning method name.
     UnknownMethod {
         /// The name given.
@@ -208,6 +245,10 @@ impl Error {
             Error::RepeatedOp { .. } => "repeated_op",
             Error::MissingOp { .. } => "missing_op",
             Error::NotTopological { .. } => "not_topological",
+            Error::NotRecomputable { .. } => "not_recomputable",
+            Error::StaleView { .. } => "stale_view",
+            Error::Infeasible { .. } => "infeasible",
+            Error::BadLimit { .. } => "bad_limit",
             Error::UnknownMethod { .. } => "unknown_method",
             Error::NotApplicable { .. } => "not_applicable",
             Error::TooLarge { .. } => "too_large",
@@ -313,6 +354,55 @@ impl fmt::Display for Error {
                 show_id(needs),
                 show_id(tensor)
             ),
+            Error::NotRecomputable { op, runs } => write!(
+                f,
+                "op {} has `recompute: false` and must run exactly once; the schedule runs it {runs} times",
+                show_id(op)
+            ),
+            Error::StaleView { op, tensor, base } => match op {
+                Some(op) => write!(
+                    f,
+                    "op {} reads view {} of {}, but {} was computed again after the view was made: run the view's producer again first",
+                    show_id(op),
+                    show_id(tensor),
+                    show_id(base),
+                    show_id(base)
+                ),
+                None => write!(
+                    f,
+                    "graph output {} is a view of {}, which was computed again after the view was last made",
+                    show_id(tensor),
+                    show_id(base)
+                ),
+            },
+            Error::Infeasible {
+                limit,
+                least,
+                bound,
+                op,
+            } => {
+                let fb = crate::units::format_bytes;
+                match op {
+                    Some(op) if limit < bound => write!(
+                        f,
+                        "no schedule fits within {limit} bytes ({}): op {} needs {bound} bytes ({}) while it runs (its inputs, outputs and workspace, and what is never freed) whatever is recomputed; the least limit found is {least} bytes ({})",
+                        fb(*limit),
+                        show_id(op),
+                        fb(*bound),
+                        fb(*least)
+                    ),
+                    _ => write!(
+                        f,
+                        "no schedule found within {limit} bytes ({}); the least limit found is {least} bytes ({}), and none below {bound} bytes ({}) exists",
+                        fb(*limit),
+                        fb(*least),
+                        fb(*bound)
+                    ),
+                }
+            }
+            Error::BadLimit { value, reason } => {
+                write!(f, "bad byte count {}: {reason}", show_id(value))
+            }
             Error::UnknownMethod { name, known } => {
                 write!(
                     f,

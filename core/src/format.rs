@@ -66,6 +66,14 @@ pub struct OpSpec {
     /// Attributes for executors; planners ignore them.
     pub attrs: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What running it once costs (FLOPs, time, anything additive; default 1): the recompute
+    /// planner minimizes the sum over repeated runs (docs/design.md §1).
+    pub cost: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `false` for an op that must run exactly once (random numbers, in-place writes, side
+    /// effects); default true.
+    pub recompute: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The user's own data, carried through untouched.
     pub meta: Option<Map<String, Value>>,
 }

@@ -63,6 +63,10 @@ pub struct Op {
     pub fusible: Option<String>,
     /// Attributes for executors.
     pub attrs: Option<Map<String, Value>>,
+    /// What one run costs (finite, non-negative; 1 when the file gives none).
+    pub cost: f64,
+    /// False for an op that must run exactly once in a schedule.
+    pub recompute: bool,
     /// The user's own data from the file.
     pub meta: Option<Map<String, Value>>,
 }
@@ -316,6 +320,21 @@ impl Graph {
         }
         self.check_order(&order)?;
         Ok(order)
+    }
+
+    /// Resolves a schedule given as op ids (an op may repeat: docs/design.md §1,
+    /// "Recomputation"), checking it as [`crate::recompute::check_schedule`] does.
+    pub fn schedule_from_ids<S: AsRef<str>>(&self, ids: &[S]) -> Result<Vec<OpIx>, Error> {
+        let mut schedule = Vec::with_capacity(ids.len());
+        for id in ids {
+            let id = id.as_ref();
+            schedule.push(
+                self.op_ix(id)
+                    .ok_or_else(|| Error::UnknownOp { op: id.to_string() })?,
+            );
+        }
+        crate::recompute::check_schedule(self, &schedule)?;
+        Ok(schedule)
     }
 
     /// Checks that `order` lists every op once, each after its predecessors; the error names the
@@ -685,6 +704,14 @@ fn build_op(
         tensors[t as usize].producer = Some(i as u32);
         outputs.push(t);
     }
+    let cost = o.cost.unwrap_or(1.0);
+    // serde_json never yields NaN or an infinity, but a spec built in code (Python dicts) can.
+    if !cost.is_finite() || cost < 0.0 {
+        return Err(Error::InvalidOp {
+            op: o.id,
+            reason: format!("`cost` must be a finite non-negative number, got {cost}"),
+        });
+    }
     Ok(Op {
         id: o.id,
         kind: o.kind.unwrap_or_else(|| "op".to_string()),
@@ -693,6 +720,8 @@ fn build_op(
         workspace: o.workspace.unwrap_or(0),
         fusible: o.fusible,
         attrs: o.attrs,
+        cost,
+        recompute: o.recompute.unwrap_or(true),
         meta: o.meta,
     })
 }

@@ -29,6 +29,7 @@ pub mod layout;
 mod maxflow;
 pub mod order;
 pub mod plan;
+pub mod recompute;
 #[doc(hidden)]
 pub mod referee;
 pub mod simulate;

@@ -9,6 +9,7 @@
 pub use crate::budget::{Budget, Clock, NoClock, Progress, DEFAULT_MAX_MEMORY_BYTES};
 pub use crate::order::Ordering;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
@@ -21,6 +22,7 @@ use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
 use crate::order::exact::{part_lower_bound, part_lower_bound_until};
+use crate::recompute::{self, Found, Least, Outcome, RecomputeMethod};
 use crate::simulate::{checked_peak, peak_of};
 use crate::OpIx;
 
@@ -121,6 +123,11 @@ pub struct PlanOptions {
     pub max_states: u64,
     /// Most bytes an exact search's state table may hold ([`Budget::max_memory_bytes`]).
     pub max_memory_bytes: u64,
+    /// A bound on the plan's peak (inputs included, as the simulator counts): the plan is then
+    /// the schedule within it that recomputes least (docs/design.md §3). `None`: an order.
+    pub memory_limit: Option<u64>,
+    /// How a memory limit is met ([`RecomputeMethod`]; default `auto`).
+    pub recompute_method: RecomputeMethod,
 }
 
 impl Default for PlanOptions {
@@ -130,6 +137,8 @@ impl Default for PlanOptions {
             budget_ms: Some(100.0),
             max_states: 2_000_000,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            memory_limit: None,
+            recompute_method: RecomputeMethod::Auto,
         }
     }
 }
@@ -238,6 +247,32 @@ pub struct Plan {
     /// The order as op indices.
     #[serde(skip)]
     pub order_ix: Vec<OpIx>,
+    /// With a memory limit: what the schedule recomputes and what it costs (flattened into the
+    /// plan's JSON; absent without a limit).
+    #[serde(flatten)]
+    pub recompute: Option<RecomputeInfo>,
+}
+
+/// The part of a [`Plan`] that a memory limit adds (docs/design.md §3).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RecomputeInfo {
+    /// The limit asked for.
+    pub memory_limit_bytes: u64,
+    /// What found the schedule: `order` (an order fits: nothing recomputed), `exact`,
+    /// `revolve` or `evict`.
+    pub recompute_method: &'static str,
+    /// The cost of the repeated runs (the sum of their ops' `cost`).
+    pub added_cost: f64,
+    /// A proven lower bound on the added cost of every schedule within the limit.
+    pub added_cost_lower_bound: f64,
+    /// How often each op that runs more than once runs, by op id.
+    pub runs: BTreeMap<String, u32>,
+    /// The least peak the planner found any schedule to reach (unlimited recomputation).
+    pub least_limit_bytes: u64,
+    /// A proven lower bound on every schedule's peak.
+    pub least_limit_lower_bound_bytes: u64,
+    /// The op whose run forces `least_limit_lower_bound_bytes`, if one does.
+    pub least_limit_op: Option<String>,
 }
 
 fn program_peak(g: &Graph) -> Option<u64> {
@@ -356,6 +391,9 @@ pub fn plan_hooked<'a>(
     clock: &'a dyn Clock,
     hooks: &Hooks<'a>,
 ) -> Result<Plan, Error> {
+    if let Some(limit) = opts.memory_limit {
+        return plan_limited(g, opts, limit, clock, hooks);
+    }
     let budget = make_budget(opts, clock, clock.now_ms(), hooks);
     let (ordering, peak, elapsed_ms) = plan_one(g, opts, clock, hooks)?;
     let (bound, by) = plan_bound(g, opts.method, &ordering, peak, &|| budget.expired());
@@ -372,7 +410,198 @@ pub fn plan_hooked<'a>(
         program_order_peak_bytes: program_peak(g),
         elapsed_ms,
         order_ix: ordering.order,
+        recompute: None,
     })
+}
+
+/// Shares of the budget with a memory limit: the order first (it decides whether anything
+/// must be recomputed, and the eviction follows it), then the schedule, then the least limit.
+const ORDER_SHARE: f64 = 0.3;
+const SCHEDULE_SHARE: f64 = 0.6;
+
+/// Graphs this small go to the exact recompute search under `auto`.
+const EXACT_MAX_OPS: usize = 16;
+
+/// [`plan_hooked`] with a memory limit: the schedule within `limit` that recomputes least.
+fn plan_limited<'a>(
+    g: &Graph,
+    opts: &PlanOptions,
+    limit: u64,
+    clock: &'a dyn Clock,
+    hooks: &Hooks<'a>,
+) -> Result<Plan, Error> {
+    let start = clock.now_ms();
+    let budget = make_budget(opts, clock, start, hooks);
+    let order_opts = PlanOptions {
+        budget_ms: budget.share_ms(ORDER_SHARE, None),
+        memory_limit: None,
+        ..opts.clone()
+    };
+    let (ordering, order_peak, _) = plan_one(g, &order_opts, clock, hooks)?;
+    let order_stop = make_budget(&order_opts, clock, start, hooks);
+    let (order_bound, _) = plan_bound(g, opts.method, &ordering, order_peak, &|| {
+        order_stop.expired()
+    });
+    let (peak_bound, bound_op) = recompute::least_peak_bound(g);
+
+    let found = if order_peak <= limit {
+        Some((
+            Found {
+                schedule: ordering.order.clone(),
+                added_cost: 0.0,
+                cost_bound: 0.0,
+            },
+            "order",
+        ))
+    } else if limit < peak_bound {
+        None
+    } else {
+        let phase = budget.share(SCHEDULE_SHARE, opts.max_states);
+        find_schedule(g, opts.recompute_method, &ordering.order, limit, &phase)?
+    };
+    // A planner bug must surface, never as a schedule over the limit: re-check.
+    let found = match found {
+        Some((f, by)) => match recompute::checked_schedule_peak(g, &f.schedule) {
+            Ok(p) if p <= limit => Some((f, by, p)),
+            _ => None,
+        },
+        None => None,
+    };
+
+    let least = least_limit(g, &ordering.order, &budget, found.as_ref().map(|f| f.2));
+    let least_peak = least
+        .as_ref()
+        .map_or(order_peak, |l| l.peak)
+        .min(order_peak);
+    let least_bound = least
+        .as_ref()
+        .map_or(peak_bound, |l| l.bound.max(peak_bound));
+    let Some((found, by, peak)) = found else {
+        return Err(Error::Infeasible {
+            limit,
+            least: least_peak,
+            bound: least_bound,
+            op: (limit < peak_bound)
+                .then_some(bound_op)
+                .flatten()
+                .map(|v| g.ops()[v as usize].id.clone()),
+        });
+    };
+    let added = recompute::added_cost(g, &found.schedule);
+    let cost_bound = found
+        .cost_bound
+        .max(recompute::added_cost_bound(g, limit, order_bound))
+        .min(added);
+    let optimal = added <= cost_bound * (1.0 + 1e-12);
+    let runs = recompute::run_counts(g, &found.schedule)
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, r)| r > 1)
+        .map(|(v, r)| (g.ops()[v].id.clone(), r))
+        .collect();
+    let elapsed_ms = (clock.now_ms() - start).max(0.0);
+    Ok(Plan {
+        order: g.op_ids(&found.schedule),
+        peak_bytes: peak,
+        inputs_bytes: g.inputs_bytes(),
+        lower_bound_bytes: least_bound.min(peak),
+        optimal,
+        proof: optimal.then_some(by),
+        lower_bound_by: "recompute",
+        method: opts.method.name().to_string(),
+        program_order_peak_bytes: program_peak(g),
+        elapsed_ms,
+        order_ix: found.schedule,
+        recompute: Some(RecomputeInfo {
+            memory_limit_bytes: limit,
+            recompute_method: by,
+            added_cost: added,
+            added_cost_lower_bound: cost_bound,
+            runs,
+            least_limit_bytes: least_peak.min(peak),
+            least_limit_lower_bound_bytes: least_bound.min(least_peak.min(peak)),
+            least_limit_op: bound_op.map(|v| g.ops()[v as usize].id.clone()),
+        }),
+    })
+}
+
+/// Runs the recompute method (`auto`: the chain optimum, else the exact search on small
+/// graphs, else eviction along `order`); `None` when none found a schedule within `limit`.
+fn find_schedule(
+    g: &Graph,
+    method: RecomputeMethod,
+    order: &[OpIx],
+    limit: u64,
+    budget: &Budget,
+) -> Result<Option<(Found, &'static str)>, Error> {
+    let take = |o: Outcome, by: &'static str| match o {
+        Outcome::Found(f) => Some((f, by)),
+        _ => None,
+    };
+    Ok(match method {
+        RecomputeMethod::Revolve => match recompute::chain::plan(g, limit) {
+            Outcome::Unknown => {
+                return Err(Error::NotApplicable {
+                    method: "revolve".into(),
+                    reason: "the graph is not a training chain (docs/recompute.md)".into(),
+                })
+            }
+            o => take(o, "revolve"),
+        },
+        RecomputeMethod::Evict => take(recompute::evict::plan(g, order, limit, budget), "evict"),
+        RecomputeMethod::Exact => match recompute::exact::search(g, limit, budget) {
+            Outcome::Unknown => take(recompute::evict::plan(g, order, limit, budget), "evict"),
+            o => take(o, "exact"),
+        },
+        RecomputeMethod::Auto => {
+            let chain = recompute::chain::plan(g, limit);
+            if chain != Outcome::Unknown {
+                take(chain, "revolve")
+            } else {
+                let exact = if g.num_ops() <= EXACT_MAX_OPS {
+                    recompute::exact::search(g, limit, &budget.share(0.7, budget.max_states))
+                } else {
+                    Outcome::Unknown
+                };
+                match exact {
+                    Outcome::Unknown => {
+                        take(recompute::evict::plan(g, order, limit, budget), "evict")
+                    }
+                    o => take(o, "exact"),
+                }
+            }
+        }
+    })
+}
+
+/// The least peak any method reaches with unlimited recomputation (and `known`, the peak of
+/// a schedule already found), with the best proven lower bound.
+fn least_limit(g: &Graph, order: &[OpIx], budget: &Budget, known: Option<u64>) -> Option<Least> {
+    let mut best: Option<Least> = recompute::chain::least(g);
+    let mut offer = |l: Option<Least>| {
+        if let Some(l) = l {
+            best = Some(match best.take() {
+                None => l,
+                Some(b) => {
+                    let bound = b.bound.max(l.bound);
+                    let mut keep = if l.peak < b.peak { l } else { b };
+                    keep.bound = bound;
+                    keep
+                }
+            });
+        }
+    };
+    if g.num_ops() <= EXACT_MAX_OPS {
+        offer(recompute::exact::least(
+            g,
+            &budget.share(0.5, budget.max_states),
+        ));
+    }
+    offer(recompute::evict::least(g, order, budget));
+    if let (Some(b), Some(k)) = (best.as_mut(), known) {
+        b.peak = b.peak.min(k);
+    }
+    best
 }
 
 /// One row of [`compare`].

@@ -161,6 +161,8 @@ impl Join {
                     workspace: (o.workspace > 0).then_some(o.workspace),
                     fusible: None,
                     attrs: None,
+                    cost: None,
+                    recompute: None,
                     meta: None,
                 })
                 .collect(),

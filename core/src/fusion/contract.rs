@@ -320,6 +320,10 @@ pub fn contract(g: &Graph, regions: &[Vec<OpIx>]) -> Result<Contracted, Error> {
             workspace: (workspace > 0).then_some(workspace),
             fusible: g.ops()[members[0] as usize].fusible.clone(),
             attrs: Some(attrs),
+            // A region runs (and is recomputed) as one op: its members' costs add up, and it
+            // runs once when any member must.
+            cost: Some(members.iter().map(|&m| g.ops()[m as usize].cost).sum()),
+            recompute: (!members.iter().all(|&m| g.ops()[m as usize].recompute)).then_some(false),
             meta: None,
         });
     }
@@ -386,6 +390,8 @@ pub fn op_spec(g: &Graph, v: OpIx) -> OpSpec {
         workspace: (op.workspace > 0).then_some(op.workspace),
         fusible: op.fusible.clone(),
         attrs: op.attrs.clone(),
+        cost: (op.cost != 1.0).then_some(op.cost),
+        recompute: (!op.recompute).then_some(false),
         meta: op.meta.clone(),
     }
 }

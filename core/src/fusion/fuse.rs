@@ -63,6 +63,7 @@ pub fn best_plan(g: &Graph, budget: &Budget, hints: &[Vec<OpIx>]) -> Result<Plan
         ),
         max_states: budget.max_states.min(PLAN_CALL_STATES),
         max_memory_bytes: budget.max_memory_bytes,
+        ..PlanOptions::default()
     };
     let p = plan(g, &opts, budget.clock)?;
     let mut best = (p.order_ix, p.peak_bytes);

@@ -60,6 +60,7 @@ impl SearchLimits {
             budget_ms: Some(self.budget.budget_ms),
             max_states: self.max_states,
             max_memory_bytes: self.max_memory_bytes(),
+            ..PlanOptions::default()
         }
     }
 
@@ -70,6 +71,7 @@ impl SearchLimits {
             budget_ms: Some(self.budget.budget_ms),
             max_states: self.max_states,
             max_memory_bytes: self.max_memory_bytes(),
+            ..PlanOptions::default()
         }
     }
 
