@@ -128,7 +128,9 @@ pub fn check_schedule(g: &Graph, schedule: &[OpIx]) -> Result<(), Error> {
         let bases = op
             .outputs
             .iter()
-            .filter_map(|&t| tensors[t as usize].alias_of);
+            .filter_map(|&t| tensors[t as usize].alias_of)
+            // Not a view of its own output: that one is made with it.
+            .filter(|&a| tensors[a as usize].producer != Some(v));
         for t in op.inputs.iter().copied().chain(bases) {
             if let Some((view, base)) = stale(t, &last) {
                 return Err(Error::StaleView {
