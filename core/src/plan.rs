@@ -548,9 +548,9 @@ fn find_schedule(
             }
             o => take(o, "revolve"),
         },
-        RecomputeMethod::Evict => take(recompute::evict::plan(g, order, limit, budget), "evict"),
+        RecomputeMethod::Evict => take(evict_best(g, order, limit, budget), "evict"),
         RecomputeMethod::Exact => match recompute::exact::search(g, limit, budget) {
-            Outcome::Unknown => take(recompute::evict::plan(g, order, limit, budget), "evict"),
+            Outcome::Unknown => take(evict_best(g, order, limit, budget), "evict"),
             o => take(o, "exact"),
         },
         RecomputeMethod::Auto => {
@@ -564,14 +564,29 @@ fn find_schedule(
                     Outcome::Unknown
                 };
                 match exact {
-                    Outcome::Unknown => {
-                        take(recompute::evict::plan(g, order, limit, budget), "evict")
-                    }
+                    Outcome::Unknown => take(evict_best(g, order, limit, budget), "evict"),
                     o => take(o, "exact"),
                 }
             }
         }
     })
+}
+
+/// Eviction along the planned order and, in the time left, along the program order (a
+/// training step's program order runs the forward then the backward, which is often the
+/// better order to recompute along although its peak without recomputation is higher).
+fn evict_best(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
+    let first = recompute::evict::plan(g, order, limit, &budget.share(0.6, budget.max_states));
+    let program = match order::program::program_order(g) {
+        Ok(p) if p != order && !budget.expired() => p,
+        _ => return first,
+    };
+    let second = recompute::evict::plan(g, &program, limit, budget);
+    match (&first, &second) {
+        (Outcome::Found(a), Outcome::Found(b)) if b.added_cost < a.added_cost => second,
+        (Outcome::Found(_), _) => first,
+        _ => second,
+    }
 }
 
 /// The least peak any method reaches with unlimited recomputation (and `known`, the peak of

@@ -12,11 +12,13 @@
 //!
 //! The tracked memory is an upper bound on what the schedule simulator counts: a storage this
 //! pass frees (or evicts) at step `t` is freed by the simulator at its last use before `t`, and
-//! a replaced output of a recomputed op is freed by it no later than the recomputation. Only
-//! storages that can always be made again are evicted: made by a `recompute: true` op whose
-//! inputs are never freed or can be made again in turn (so never what a donated input or a
-//! `recompute: false` op feeds), and not pinned.
+//! a replaced output of a recomputed op is freed by it no later than the recomputation. A
+//! storage is evicted only when it can surely be made again at its next use: it is not pinned,
+//! its producer is `recompute: true`, and each storage that producer reads can be had then
+//! (pinned; or live still, as a donated input or a `recompute: false` op's output is until its
+//! last use in the order; or made again in turn), decided for every storage in one pass.
 
+use super::prune::prune;
 use super::schedule::{added_cost, checked_schedule_peak};
 use super::{Found, Least, Outcome};
 use crate::budget::Budget;
@@ -42,7 +44,7 @@ const MAX_RUNS_PER_OP: usize = 64;
 /// `Unknown` when none fits.
 pub fn plan(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
     let statics = Statics::new(g, order);
-    let mut best: Option<(Vec<OpIx>, f64)> = None;
+    let mut found: Vec<(f64, Vec<OpIx>)> = Vec::new();
     for (k, &w) in WEIGHTS.iter().enumerate() {
         // The first weighting runs to the end whatever the clock says: a schedule late is
         // better than none. The others only in the time left.
@@ -59,16 +61,36 @@ pub fn plan(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
             _ => continue,
         }
         let c = added_cost(g, &s);
-        if best.as_ref().map_or(true, |(_, b)| c < *b) {
-            let zero = c == 0.0;
-            best = Some((s, c));
-            if zero {
-                break;
+        let zero = c == 0.0;
+        found.push((c, s));
+        if zero {
+            break;
+        }
+    }
+    // Drop what each schedule does not need, cheapest first, while time is left; a weighting
+    // that lost may win once pruned.
+    found.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut best: Option<(f64, Vec<OpIx>)> = None;
+    let stop = || budget.expired();
+    for (k, (c, s)) in found.into_iter().enumerate() {
+        if k > 0 && stop() {
+            if best.as_ref().map_or(true, |b| c < b.0) {
+                best = Some((c, s));
             }
+            continue;
+        }
+        let s = if c > 0.0 {
+            prune(g, s, limit, &stop)
+        } else {
+            s
+        };
+        let c = added_cost(g, &s);
+        if best.as_ref().map_or(true, |b| c < b.0) {
+            best = Some((c, s));
         }
     }
     match best {
-        Some((schedule, added_cost)) => Outcome::Found(Found {
+        Some((added_cost, schedule)) => Outcome::Found(Found {
             schedule,
             added_cost,
             cost_bound: 0.0,
@@ -123,8 +145,9 @@ struct Statics {
     /// Positions in the order of the ops that read each storage, ascending (CSR).
     use_start: Vec<u32>,
     use_pos: Vec<u32>,
-    /// True when the storage can always be made again (see the module doc).
-    regen: Vec<bool>,
+    /// The last position of the order at which each storage can surely be made again (its
+    /// producer runs again, and what it reads can be had then); -1: never.
+    regen: Vec<i64>,
     /// Views (transitively) of each storage root, and the direct views of each tensor.
     views_of_root: Vec<Vec<TensorIx>>,
 }
@@ -150,18 +173,40 @@ impl Statics {
                 fill[s as usize] += 1;
             }
         }
-        // In order, every producer comes before its readers, so one forward pass decides.
+        // Until which position of the order each storage can be made again (`regen`), and
+        // until which it can be had at all (`avail`: made again, or still live from its last
+        // making: a storage never evicted lives to its last use in the order). Producers come
+        // before their readers, so one forward pass decides both.
         let tensors = g.tensors();
-        let mut regen = vec![false; t];
+        let mut last_use = vec![-1i64; t];
+        for (i, &v) in order.iter().enumerate() {
+            for &s in g.reads(v) {
+                last_use[s as usize] = i as i64;
+            }
+        }
+        let mut regen = vec![-1i64; t];
+        let mut avail = vec![-1i64; t];
+        for s in 0..t {
+            if g.pinned(s as TensorIx) {
+                avail[s] = i64::MAX;
+            } else if tensors[s].producer.is_none() {
+                avail[s] = last_use[s];
+            }
+        }
         for &v in order {
             let op = &g.ops()[v as usize];
-            let inputs_ok = g.reads(v).iter().all(|&r| {
-                let rt = &tensors[r as usize];
-                // Pinned storages (graph inputs, graph outputs) live from their making on.
-                g.pinned(r) || (rt.producer.is_some() && regen[r as usize])
-            });
+            let inputs_until = g
+                .reads(v)
+                .iter()
+                .map(|&r| avail[r as usize])
+                .min()
+                .unwrap_or(i64::MAX);
             for &s in g.creates(v) {
-                regen[s as usize] = op.recompute && inputs_ok && !g.pinned(s);
+                if g.pinned(s) {
+                    continue;
+                }
+                regen[s as usize] = if op.recompute { inputs_until } else { -1 };
+                avail[s as usize] = regen[s as usize].max(last_use[s as usize]);
             }
         }
         let mut views_of_root = vec![Vec::new(); t];
@@ -345,7 +390,7 @@ impl<'a> Pass<'a> {
         for &s in g.creates(v) {
             self.live[s as usize] = true;
             self.live_bytes += g.size(s);
-            if self.st.regen[s as usize] && !self.in_candidates[s as usize] {
+            if self.st.regen[s as usize] >= 0 && !self.in_candidates[s as usize] {
                 self.in_candidates[s as usize] = true;
                 self.candidates.push(s);
             }
@@ -432,6 +477,10 @@ impl<'a> Pass<'a> {
                 .iter()
                 .copied()
                 .find(|&p| p > self.pos);
+            // Evicted now, it is made again just before its next use: it must be makeable then.
+            if next_pos.is_some_and(|p| p as i64 > self.st.regen[s as usize]) {
+                continue;
+            }
             let score = match next_pos {
                 None => 0.0,
                 Some(p) => {

@@ -8,7 +8,8 @@
 //! - [`chain`]: the optimal checkpointing schedule of a training chain (Griewank & Walther,
 //!   "Revolve", ACM TOMS 2000), exact in this memory model;
 //! - [`evict`]: for large graphs, eviction along a planned order with cost-aware choices
-//!   (Kirisame et al., "Dynamic Tensor Rematerialization", ICLR 2021), then repair.
+//!   (Kirisame et al., "Dynamic Tensor Rematerialization", ICLR 2021), then [`prune`]: the
+//!   recomputations the schedule does not need are dropped.
 //!
 //! Each returns a schedule that [`schedule::simulate_schedule`] re-checks before it is
 //! reported, and a lower bound on the added cost ([`bounds`]).
@@ -17,6 +18,7 @@ pub mod bounds;
 pub mod chain;
 pub mod evict;
 pub mod exact;
+pub mod prune;
 pub mod schedule;
 
 pub use bounds::{added_cost_bound, least_peak_bound};
