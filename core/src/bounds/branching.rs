@@ -851,14 +851,14 @@ impl<'g> Search<'g> {
                 hints.extend(los.hint);
                 if los.bytes > self.floor {
                     self.floor = los.bytes;
-                    self.floor_by = match los.set.as_ref().map(|s| s.end) {
+                    self.floor_by = match los.by.as_ref().map(|s| s.end) {
                         Some(End::First) => BoundKind::FirstOfSet,
                         _ => BoundKind::LastOfSet,
                     };
                 }
                 // The set that gave the bound, refined by the last (first) of a group of its
                 // ops' ancestors (descendants).
-                if let Some(set) = los.set.filter(|_| self.floor < self.best_peak) {
+                if let Some(set) = los.by.filter(|_| self.floor < self.best_peak) {
                     let groups = super::last_of_set::alike_groups(g, &net, true);
                     let ns = super::nested_set::nested_set_bound(
                         g,
