@@ -516,13 +516,19 @@ def solve(g: Graph, limit: int, order: list, seconds: float = 60.0, max_runs: in
 
     # Without a hint, the order itself (nothing recomputed): over the limit only at a few
     # steps near the limit, and a start CP-SAT repairs far sooner than it finds one alone.
+    if hint is None and not least:
+        # A tenth of the time for the greedy start (docs/recompute.md, "Referee").
+        seed_s = time.time()
+        hint = greedy_seed(g, order, limit, seconds / 10)
+        result["seed_s"] = round(time.time() - seed_s, 2)
+        result["seed_peak"] = simulate(g, hint)["peak"]
     excess_hint = apply_hint(g, m, order if hint is None else hint, pos, K, act, stage, E, Ein,
                              sizes, H, covers, views)
     m.AddHint(excess, max(0, -(-(excess_hint - limit) // unit)))
 
     build_s = time.time() - started
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = seconds
+    solver.parameters.max_time_in_seconds = max(0.1, seconds - (time.time() - started))
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     # The interleaved portfolio (LNS included) on `workers` threads, deterministic: on one
@@ -573,11 +579,177 @@ def solve(g: Graph, limit: int, order: list, seconds: float = 60.0, max_runs: in
     if over > 0:
         # Time ran out with the limit still exceeded: the best it reached, as a least found.
         result.update(status="OVER_LIMIT", best_added_cost=None, bound=obj_bound / scale,
-                      schedule=None, peak=None, least_found=model_peak)
+                      schedule=None, peak=None, least_found=model_peak, reached_ix=sched)
         return result
     result.update(best_added_cost=(solver.ObjectiveValue()) / scale,
                   bound=obj_bound / scale, schedule_ix=sched)
     return result
+
+
+def class_schedule(order: list, picks: dict) -> list:
+    """The schedule of the model's form: stage t runs the ops picked for it (in `order`'s
+    order), then order[t]. picks: op -> list of stages of its repeated runs."""
+    pos = {v: i for i, v in enumerate(order)}
+    at: dict = {}
+    for v, stages in picks.items():
+        for st in stages:
+            at.setdefault(st, []).append(v)
+    sched = []
+    for t, v in enumerate(order):
+        sched += sorted(at.get(t, []), key=lambda u: pos[u])
+        sched.append(v)
+    return sched
+
+
+def instances(g: Graph, sched: list) -> dict:
+    """Per storage made by an op: its instances [make step, end step] as simulate() frees them."""
+    makes: dict = {}
+    reads: dict = {}
+    for i, v in enumerate(sched):
+        for s_ in g.creates[v]:
+            makes.setdefault(s_, []).append(i)
+        for s_ in g.reads[v]:
+            reads.setdefault(s_, []).append(i)
+    out = {}
+    L = len(sched)
+    for s_, ms in makes.items():
+        rs = reads.get(s_, [])
+        lst = []
+        for k, m_ in enumerate(ms):
+            nxt = ms[k + 1] if k + 1 < len(ms) else L + 1
+            rr = [r for r in rs if m_ < r < nxt]
+            end = rr[-1] if rr else m_
+            if g.pinned[s_] and k + 1 == len(ms):
+                end = L
+            lst.append((m_, end, rr))
+        out[s_] = lst
+    return out
+
+
+def greedy_seed(g: Graph, order: list, limit: int, seconds: float = 10.0) -> list:
+    """A start for CP-SAT at a deep limit, where its LNS alone stalls (a flat peak needs the
+    same storages dropped across many steps at once): repeatedly, at the peak step, recompute
+    the producer of a storage live across it just before that storage's next read, choosing
+    the one that removes the most excess (the sum over steps of the bytes above the limit) per
+    unit of cost, counting the inputs it must keep live until then. One repeat per op, so the
+    result is in the model's class. Returns the best schedule found (maybe above the limit)."""
+    import bisect
+    import numpy as np
+
+    pos = {v: i for i, v in enumerate(order)}
+    picks: dict = {}
+    banned = set()
+    deadline = time.time() + seconds
+    sched = class_schedule(order, picks)
+    sim = simulate(g, sched)
+    total = None
+    while sim["peak"] > limit and time.time() < deadline:
+        during = np.array(sim["during"], dtype=np.int64)
+        excess = np.maximum(0, during - limit)
+        total = int(excess.sum())
+        t_star = int(np.argmax(during))
+        inst = instances(g, sched)
+        # The stage each step belongs to: the position of the next first run at or after it.
+        stage_of = [0] * len(sched)
+        nxt = len(order) - 1
+        seen = set()
+        firsts = set()
+        for i, v in enumerate(sched):
+            if v not in seen:
+                firsts.add(i)
+                seen.add(v)
+        for i in range(len(sched) - 1, -1, -1):
+            if i in firsts:
+                nxt = pos[sched[i]]
+            stage_of[i] = nxt
+        at_star = set(g.reads[sched[t_star]]) | set(g.creates[sched[t_star]])
+
+        def covering(s_, t):
+            lst = inst.get(s_)
+            if not lst:
+                return None
+            k = bisect.bisect_right([x[0] for x in lst], t) - 1
+            return lst[k] if k >= 0 else None
+
+        best = None
+        for s_, lst in inst.items():
+            p = g.prod[s_]
+            if g.size[s_] == 0 or s_ in at_star or p in picks or p in banned \
+                    or not g.recomputable[p]:
+                continue
+            c = covering(s_, t_star)
+            if c is None or not (c[0] < t_star < c[1]):
+                continue
+            later = [r for r in c[2] if r > t_star]
+            if not later:
+                continue  # pinned, kept to the end: nothing to read it again for
+            r = later[0]
+            st = stage_of[r]
+            if st <= pos[p]:
+                continue
+            gain = 0
+            for s2 in g.creates[p]:
+                c2 = covering(s2, t_star)
+                if g.size[s2] == 0 or c2 is None or not (c2[0] < t_star < c2[1]) or s2 in at_star:
+                    continue
+                before = max([x for x in c2[2] if x <= t_star], default=c2[0])
+                a, b = before + 1, r
+                if a < b:
+                    gain += int(np.minimum(excess[a:b], g.size[s2]).sum())
+            loss = 0
+            for i_ in g.reads[p]:
+                if g.size[i_] == 0 or g.prod[i_] is None and g.pinned[i_]:
+                    continue
+                if g.prod[i_] is None:
+                    rs = [j for j, v in enumerate(sched) if i_ in g.reads[v]]
+                    end = rs[-1] if rs else len(sched)
+                else:
+                    ci = covering(i_, r)
+                    end = ci[1] if ci else r
+                if end < r:
+                    seg = during[end + 1:r] + g.size[i_]
+                    loss += int((np.maximum(0, seg - limit) - excess[end + 1:r]).sum())
+            score = (gain - loss) / max(g.cost[p], 1e-9)
+            if gain > loss and (best is None or score > best[0]):
+                best = (score, p, st)
+        if best is None:
+            break
+        _, p, st = best
+        picks[p] = [st]
+        try:
+            trial = class_schedule(order, picks)
+            tsim = simulate(g, trial)
+            t_total = int(np.maximum(0, np.array(tsim["during"], dtype=np.int64) - limit).sum())
+        except SimError:
+            t_total = None
+        if t_total is None or t_total >= total:
+            del picks[p]
+            banned.add(p)
+            continue
+        sched, sim = trial, tsim
+    return sched
+
+
+def solve_ladder(g: Graph, limit: int, order: list, seconds: float, rungs: int, **kw) -> dict:
+    """solve() at limits stepping down from the order's peak to `limit`, each rung started from
+    the best schedule of the one before: each rung's repair is small (the few steps above the
+    new limit), which CP-SAT's LNS does well, where one jump to a deep limit stalls."""
+    p0 = simulate(g, order)["peak"]
+    if rungs <= 1 or limit >= p0:
+        return solve(g, limit, order, seconds, **kw)
+    hint = kw.pop("hint", None)
+    res = None
+    for i in range(1, rungs + 1):
+        at = limit if i == rungs else p0 - (p0 - limit) * i // rungs
+        res = solve(g, at, order, seconds / rungs, hint=hint, **kw)
+        best = res.get("schedule_ix") or res.get("reached_ix")
+        if best is not None:
+            hint = best
+        if res["status"] == "INFEASIBLE":
+            break
+    res["rungs"] = rungs
+    res.pop("reached_ix", None)
+    return res
 
 
 def add_span_cuts(g, m, order, pos, K, act, limit, most, excess, unit):
@@ -1048,25 +1220,28 @@ def cases(dirname: str, seconds: float, bin_path: str | None) -> int:
 
 
 def referee(rows_path: str, seconds: float, max_runs: int, workers: int, only: str | None,
-            params: str = "") -> int:
+            params: str = "", fractions: str | None = None, seed_ours: bool = True) -> int:
     """Runs the model on each (graph, limit) row that `cargo bench --bench recompute -- --json`
     wrote, over the plan's order it recorded, and prints ours against the referee's best."""
     data = json.load(open(rows_path))
     orders = data.get("orders", {})
-    print("| graph | ops | limit | ours | ours bound | referee best | referee bound | status "
+    print("| graph | ops | % | limit | ours | ours bound | referee best | referee bound | status "
           "| ours / best | s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     for row in data["rows"]:
         if only and only not in row["graph"]:
             continue
         if row.get("limit") is None:
+            continue
+        if fractions and not any(abs(row.get("fraction", -1) - float(f)) < 1e-9
+                                 for f in fractions.split(",")):
             continue
         spec = json.load(open(row["path"]))
         g = Graph(spec)
         ids = orders.get(row["graph"])
         order = [g.oid[x] for x in ids] if ids else g.topo_order()
         hint = None
-        if row.get("schedule"):
+        if row.get("schedule") and seed_ours:
             hint = [g.oid[x] for x in row["schedule"]]
         res = finish(g, solve(g, row["limit"], order, seconds=seconds, max_runs=max_runs,
                               workers=workers, hint=hint, params=params), None, None)
@@ -1076,9 +1251,14 @@ def referee(rows_path: str, seconds: float, max_runs: int, workers: int, only: s
         if ours is not None and best is not None:
             ratio = "1.000" if ours == best else (f"{ours / best:.3f}" if best > 0 else "inf")
         fmt = lambda x: "-" if x is None else f"{x:g}"  # noqa: E731
-        print(f"| {row['graph']} | {g.n} | {row['limit']} | {fmt(ours)} "
+        ours_cell = fmt(ours) if ours is not None else ("refused" if row.get("error") else "-")
+        status = res["status"]
+        if res.get("least_found") is not None:
+            status += f" (reached {res['least_found']})"
+        print(f"| {row['graph']} | {g.n} | {row.get('fraction', 0) * 100:.0f} | {row['limit']} "
+              f"| {ours_cell} "
               f"| {fmt(row.get('added_cost_lower_bound'))} | {fmt(best)} | {fmt(res.get('bound'))} "
-              f"| {res['status']} | {ratio} | {res.get('solve_s', 0):.0f} |", flush=True)
+              f"| {status} | {ratio} | {res.get('solve_s', 0):.0f} |", flush=True)
     return 0
 
 
@@ -1107,6 +1287,9 @@ def main() -> int:
     ap.add_argument("--cases", metavar="DIR")
     ap.add_argument("--referee", metavar="ROWS")
     ap.add_argument("--only", help="referee: rows whose graph name contains this")
+    ap.add_argument("--fractions", help="referee: only rows at these fractions (0.9,0.5)")
+    ap.add_argument("--no-seed", action="store_true",
+                    help="referee: do not start from the planner's schedule (from the order)")
     a = ap.parse_args()
     bin_path = a.bin or default_bin()
     if a.selftest:
@@ -1114,7 +1297,8 @@ def main() -> int:
     if a.cases:
         return cases(a.cases, a.time, bin_path)
     if a.referee:
-        return referee(a.referee, a.time, a.max_runs, a.workers, a.only, a.params)
+        return referee(a.referee, a.time, a.max_runs, a.workers, a.only, a.params, a.fractions,
+                       not a.no_seed)
     if not a.graph or (a.limit is None) == (not a.least):
         ap.error("GRAPH and --limit (or --least) are needed (or --selftest, --cases, --referee)")
     g = Graph(json.load(open(a.graph)))
