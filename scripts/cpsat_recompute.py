@@ -1117,7 +1117,17 @@ def selftest(count: int, seed: int, bin_path: str | None, dump: str | None) -> i
                         failures.append(f"graph {gi}: CLI {peak} vs simulator {mine} on {s}")
             os.unlink(gpath)
         if dump:
-            for s in rng.sample(restricted, min(4, len(restricted))):
+            # Schedules of the class, and free ones: an order with 1-3 runs of random ops
+            # inserted anywhere (so also before a first run, and of `recompute: false` ops).
+            # Its own random stream, so that dumping leaves the test's graphs as they are.
+            drng = random.Random(seed * 100003 + gi)
+            free = []
+            for _ in range(3):
+                s = list(order)
+                for _ in range(drng.randint(1, 3)):
+                    s.insert(drng.randrange(len(s) + 1), drng.randrange(g.n))
+                free.append(s)
+            for s in drng.sample(restricted, min(4, len(restricted))) + free:
                 try:
                     r = simulate(g, s)
                     dumped.append({"graph": spec, "schedule": [g.oname[v] for v in s],
