@@ -579,7 +579,7 @@ def solve(g: Graph, limit: int, order: list, seconds: float = 60.0, max_runs: in
     if over > 0:
         # Time ran out with the limit still exceeded: the best it reached, as a least found.
         result.update(status="OVER_LIMIT", best_added_cost=None, bound=obj_bound / scale,
-                      schedule=None, peak=None, least_found=model_peak, reached_ix=sched)
+                      schedule=None, peak=None, least_found=model_peak)
         return result
     result.update(best_added_cost=(solver.ObjectiveValue()) / scale,
                   bound=obj_bound / scale, schedule_ix=sched)
@@ -728,28 +728,6 @@ def greedy_seed(g: Graph, order: list, limit: int, seconds: float = 10.0) -> lis
             continue
         sched, sim = trial, tsim
     return sched
-
-
-def solve_ladder(g: Graph, limit: int, order: list, seconds: float, rungs: int, **kw) -> dict:
-    """solve() at limits stepping down from the order's peak to `limit`, each rung started from
-    the best schedule of the one before: each rung's repair is small (the few steps above the
-    new limit), which CP-SAT's LNS does well, where one jump to a deep limit stalls."""
-    p0 = simulate(g, order)["peak"]
-    if rungs <= 1 or limit >= p0:
-        return solve(g, limit, order, seconds, **kw)
-    hint = kw.pop("hint", None)
-    res = None
-    for i in range(1, rungs + 1):
-        at = limit if i == rungs else p0 - (p0 - limit) * i // rungs
-        res = solve(g, at, order, seconds / rungs, hint=hint, **kw)
-        best = res.get("schedule_ix") or res.get("reached_ix")
-        if best is not None:
-            hint = best
-        if res["status"] == "INFEASIBLE":
-            break
-    res["rungs"] = rungs
-    res.pop("reached_ix", None)
-    return res
 
 
 def add_span_cuts(g, m, order, pos, K, act, limit, most, excess, unit):
@@ -1323,6 +1301,8 @@ def main() -> int:
     res["order"] = a.order or "file"
     if a.out and res.get("schedule"):
         json.dump(res["schedule"], open(a.out, "w"))
+    if res.get("bound") == math.inf:
+        res["bound"] = None  # strict JSON; status INFEASIBLE says it
     print(json.dumps(res))
     return 2 if res["status"] == "ERROR" else 0
 
