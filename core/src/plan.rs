@@ -416,7 +416,7 @@ pub fn plan_hooked<'a>(
 
 /// Shares of the budget with a memory limit: the order first (it decides whether anything
 /// must be recomputed, and the eviction follows it), then the schedule, then the least limit.
-const ORDER_SHARE: f64 = 0.3;
+const ORDER_SHARE: f64 = 0.5;
 const SCHEDULE_SHARE: f64 = 0.6;
 
 /// Graphs this small go to the exact recompute search under `auto`.
