@@ -469,6 +469,23 @@ fn plan_limited<'a>(
     };
 
     let least = least_limit(g, &ordering.order, &budget, found.as_ref().map(|f| f.2));
+    // The least limit's own schedule is a schedule too: at a limit the methods missed but it
+    // meets (as at the least limit itself), it is the plan.
+    let found = found.or_else(|| {
+        let l = least.as_ref().filter(|l| l.peak <= limit)?;
+        let schedule = recompute::prune::prune(g, l.schedule.clone(), limit, &|| budget.expired());
+        let peak = recompute::checked_schedule_peak(g, &schedule).ok()?;
+        let added_cost = recompute::added_cost(g, &schedule);
+        Some((
+            Found {
+                schedule,
+                added_cost,
+                cost_bound: 0.0,
+            },
+            "evict",
+            peak,
+        ))
+    });
     let least_peak = least
         .as_ref()
         .map_or(order_peak, |l| l.peak)

@@ -25,15 +25,27 @@ use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::{OpIx, TensorIx};
 
-/// Score weightings tried in turn: exponents of (cost, bytes, distance to the next use).
-const WEIGHTS: &[(f64, f64, f64)] = &[
-    (1.0, 1.0, 1.0),
-    (1.0, 1.0, 2.0),
-    (0.0, 1.0, 1.0),
-    (1.0, 1.0, 0.5),
-    (1.0, 0.5, 1.0),
-    (1.0, 2.0, 1.0),
+/// Score weightings tried in turn: exponents of (cost, bytes, distance to the next use), and
+/// whether the cost counts the whole evicted neighbourhood (true) or one level of it. Neither
+/// cost wins everywhere: the deep one avoids long recompute chains on convolutional steps and
+/// falls into recompute storms on some long elementwise chains (JAX's ResNet-50 at half its
+/// range), where the shallow one does not.
+const WEIGHTS: &[Weights] = &[
+    Weights(1.0, 1.0, 1.0, false),
+    Weights(1.0, 1.0, 1.0, true),
+    Weights(0.0, 1.0, 1.0, false),
+    Weights(1.0, 1.0, 2.0, false),
+    Weights(1.0, 1.0, 0.5, true),
+    Weights(1.0, 0.5, 1.0, false),
+    Weights(1.0, 2.0, 1.0, true),
 ];
+
+/// Limits tried below the one asked for, as fractions of the way from the proven bound to it.
+const LADDER: &[f64] = &[0.97, 0.9, 0.8, 0.65];
+
+/// One weighting of the eviction score (see [`WEIGHTS`]).
+#[derive(Clone, Copy, Debug)]
+struct Weights(f64, f64, f64, bool);
 
 /// A schedule longer than this many runs per op is given up (the limit forces a recompute
 /// storm that no budget would finish).
@@ -65,6 +77,27 @@ pub fn plan(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
         found.push((c, s));
         if zero {
             break;
+        }
+    }
+    // A tighter limit can steer the greedy choices to a cheaper schedule (its cost is not
+    // monotone in the limit): in the time left, the first two weightings at limits part of
+    // the way down to the bound; what they find is within `limit` too.
+    let (bound, _) = super::least_peak_bound(g);
+    for &frac in LADDER {
+        if budget.expired() || found.first().is_some_and(|f| f.0 == 0.0) {
+            break;
+        }
+        let lower = bound + ((limit - bound.min(limit)) as f64 * frac) as u64;
+        for &w in &WEIGHTS[..2] {
+            if budget.expired() {
+                break;
+            }
+            let stop = || budget.expired();
+            if let Some(s) = Pass::new(g, &statics, lower, w).run(order, &stop) {
+                if checked_schedule_peak(g, &s).is_ok_and(|p| p <= limit) {
+                    found.push((added_cost(g, &s), s));
+                }
+            }
         }
     }
     // Drop what each schedule does not need, cheapest first, while time is left; a weighting
@@ -233,12 +266,15 @@ struct Pass<'a> {
     g: &'a Graph,
     st: &'a Statics,
     limit: u64,
-    weights: (f64, f64, f64),
+    weights: Weights,
     /// Tracked live bytes (an upper bound on the simulator's).
     live_bytes: u64,
     live: Vec<bool>,
     /// Tensors whose current instance exists (a storage live; a view made after its base).
     valid: Vec<bool>,
+    /// For a storage not live: what making it again costs ([`Pass::recompute_cost`] when it
+    /// went).
+    rebuild: Vec<f64>,
     /// Pins against eviction: storages the running op and the pending recomputations read.
     locked: Vec<u32>,
     /// Index into each storage's uses of its next use at or after the current position.
@@ -251,7 +287,7 @@ struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
-    fn new(g: &'a Graph, st: &'a Statics, limit: u64, weights: (f64, f64, f64)) -> Pass<'a> {
+    fn new(g: &'a Graph, st: &'a Statics, limit: u64, weights: Weights) -> Pass<'a> {
         let t = g.num_tensors();
         let mut live = vec![false; t];
         let mut valid = vec![false; t];
@@ -272,6 +308,7 @@ impl<'a> Pass<'a> {
             live_bytes: g.inputs_bytes(),
             live,
             valid,
+            rebuild: vec![0.0; t],
             locked: vec![0; t],
             next_use: vec![0; t],
             candidates: Vec::new(),
@@ -444,6 +481,8 @@ impl<'a> Pass<'a> {
 
     fn drop_storage(&mut self, s: TensorIx) {
         let g = self.g;
+        // What making it again will cost, with what it needs that is gone too.
+        self.rebuild[s as usize] = self.recompute_cost(s);
         self.live[s as usize] = false;
         self.live_bytes -= g.size(s);
         self.valid[s as usize] = false;
@@ -455,7 +494,7 @@ impl<'a> Pass<'a> {
     /// The evictable live storage with the lowest score; `None` when nothing can go.
     fn pick_victim(&mut self) -> Option<TensorIx> {
         let g = self.g;
-        let (wc, wb, wd) = self.weights;
+        let Weights(wc, wb, wd, _) = self.weights;
         let mut best: Option<(f64, TensorIx)> = None;
         let mut k = 0;
         while k < self.candidates.len() {
@@ -496,21 +535,28 @@ impl<'a> Pass<'a> {
         best.map(|(_, s)| s)
     }
 
-    /// What making `s` again costs: its producer, and the producers of its inputs that are
-    /// not live (one level of DTR's evicted neighbourhood).
+    /// What making `s` again costs: its producer, and what making again each input that is
+    /// gone costs (DTR's evicted neighbourhood, summed as a tree: an input shared by two
+    /// paths counts twice, an over-estimate that steers away from long recompute chains).
     fn recompute_cost(&self, s: TensorIx) -> f64 {
         let g = self.g;
         let Some(p) = g.tensors()[s as usize].producer else {
             return f64::INFINITY;
         };
         let mut c = g.ops()[p as usize].cost;
+        let deep = self.weights.3;
         for &r in g.reads(p) {
             if !self.live[r as usize] {
                 if let Some(q) = g.tensors()[r as usize].producer {
-                    c += g.ops()[q as usize].cost;
+                    c += if deep {
+                        self.rebuild[r as usize]
+                    } else {
+                        g.ops()[q as usize].cost
+                    };
                 }
             }
         }
+        let c = c.min(1e300);
         // A zero-cost op is still a run: keep the score ordered by bytes and distance.
         c.max(1e-9)
     }
