@@ -614,9 +614,9 @@ fn least_limit(g: &Graph, order: &[OpIx], budget: &Budget, known: Option<u64>) -
     if best.as_ref().is_some_and(|l| l.peak <= l.bound) {
         return best;
     }
-    let mut offer = |l: Option<Least>| {
+    let offer = |best: &mut Option<Least>, l: Option<Least>| {
         if let Some(l) = l {
-            best = Some(match best.take() {
+            *best = Some(match best.take() {
                 None => l,
                 Some(b) => {
                     let bound = b.bound.max(l.bound);
@@ -628,13 +628,11 @@ fn least_limit(g: &Graph, order: &[OpIx], budget: &Budget, known: Option<u64>) -
         }
     };
     if g.num_ops() <= EXACT_MAX_OPS {
-        offer(recompute::exact::least(
-            g,
-            &budget.share(0.5, budget.max_states),
-        ));
+        let l = recompute::exact::least(g, &budget.share(0.5, budget.max_states));
+        offer(&mut best, l);
     }
     if !best.as_ref().is_some_and(|l| l.peak <= l.bound) {
-        offer(recompute::evict::least(g, order, budget));
+        offer(&mut best, recompute::evict::least(g, order, budget));
     }
     if let (Some(b), Some(k)) = (best.as_mut(), known) {
         b.peak = b.peak.min(k);

@@ -20,7 +20,7 @@ use peakorder::{plan, simulate, Budget, Graph, NoClock, OpIx, PlanOptions};
 use proptest::prelude::*;
 use recompute::{
     any_recompute_graph, cap_for, naive_schedule, recompute_graph, schedule_with_repeats,
-    training_graph, view_of_own_view, Brute,
+    training_graph, Brute,
 };
 
 fn ids(g: &Graph, s: &[OpIx]) -> Vec<String> {
@@ -41,9 +41,9 @@ fn orders_agree(g: &Graph, draws: &[u16]) -> Result<(), TestCaseError> {
             prop_assert_eq!(schedule_peak(g, &order), want.peak_bytes);
         }
         Err(e) => {
-            // The one known disagreement (see `view_of_own_view`).
+            // Every order is a schedule.
             prop_assert_eq!(e.code(), "stale_view");
-            prop_assert!(view_of_own_view(g), "an order rejected: {}", e);
+            prop_assert!(false, "an order rejected: {}", e);
         }
     }
     Ok(())
@@ -86,7 +86,6 @@ fn schedules_agree(
             prop_assert!(check_schedule(g, &s).is_err());
             Ok(None)
         }
-        (Ok(_), Err(e)) if e.code() == "stale_view" && view_of_own_view(g) => Ok(None),
         _ => Err(TestCaseError::fail(format!(
             "{:?}: naive {:?}, core {:?}",
             ids(g, &s),
@@ -99,9 +98,6 @@ fn schedules_agree(
 /// Hand-made bad schedules: a `recompute: false` op run twice, a view read (or left as an
 /// output) after its storage was made again but it was not.
 fn bad_schedules_rejected(g: &Graph, draws: &[u16]) -> Result<(), TestCaseError> {
-    if view_of_own_view(g) {
-        return Ok(());
-    }
     let order = schedule_with_repeats(g, draws, 0, false);
     let t = g.tensors();
     for (v, op) in g.ops().iter().enumerate() {
@@ -146,9 +142,6 @@ fn bad_schedules_rejected(g: &Graph, draws: &[u16]) -> Result<(), TestCaseError>
 /// `plan` with a limit drawn between the least peak bound and the best order's peak (and
 /// either side of them) agrees with brute force.
 fn plan_matches_brute(g: &Graph, d: u16) -> Result<(), TestCaseError> {
-    if view_of_own_view(g) {
-        return Ok(());
-    }
     let brute = Brute::new(g, cap_for(g));
     let (lpb, _) = least_peak_bound(g);
     let opt = least_peak(g);

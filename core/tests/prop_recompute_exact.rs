@@ -17,9 +17,7 @@ use peakorder::recompute::{
 use peakorder::referee::least_peak;
 use peakorder::{Budget, Graph, NoClock};
 use proptest::prelude::*;
-use recompute::{
-    any_recompute_graph, cap_for, recompute_graph, training_graph, view_of_own_view, Brute,
-};
+use recompute::{any_recompute_graph, cap_for, recompute_graph, training_graph, Brute};
 
 /// A clock that moves one millisecond each time it is read.
 #[derive(Default)]
@@ -142,8 +140,8 @@ fn search_matches_brute(g: &Graph) -> Result<(), TestCaseError> {
 fn least_matches_brute(g: &Graph) -> Result<(), TestCaseError> {
     let brute = Brute::new(g, cap_for(g));
     if brute.min_peak().is_none() {
-        // No schedule passes the checker (every order is one, so only the known case).
-        prop_assert!(view_of_own_view(g), "no schedule at all");
+        // Every order is a schedule: brute force always finds one.
+        prop_assert!(false, "no schedule at all");
         prop_assert!(exact::least(g, &unlimited()).is_none());
         return Ok(());
     }
@@ -289,7 +287,7 @@ proptest! {
             _ => Budget::new(&clock, Some(states as f64), u64::MAX),
         };
         let Some(full) = exact::least(g, &unlimited()) else {
-            prop_assert!(view_of_own_view(g), "no least peak");
+            prop_assert!(false, "no least peak");
             return Ok(());
         };
         let opt = least_peak(g);

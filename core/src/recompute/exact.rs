@@ -219,6 +219,10 @@ impl Model {
                 .filter(|&v| need_cur[v] >> l & 1 == 1)
                 .fold(0, |m, v| m | 1 << v);
         }
+        // A view an op makes of a view it makes itself is current with it.
+        for v in 0..n {
+            need_cur[v] &= !sets_cur[v];
+        }
         let goal_cur = g.outputs().iter().fold(0, |m, &x| m | chain(x));
 
         let weight = |m: u64| bits(m).map(|k| size[k]).sum::<u64>();
