@@ -85,17 +85,48 @@ def test_a_limit_an_order_meets_recomputes_nothing(limit):
 @pytest.mark.parametrize("limit", [121, 150, 220])
 def test_a_limit_below_every_order_runs_a_again(limit):
     g = keep_or_redo(A=5)
-    try:
-        p = peakorder.plan(g, memory_limit_bytes=limit, budget_ms=1e9, max_states=200_000)
-    except peakorder.InfeasibleError as e:
-        # A planner that finds nothing says so with the least limit it knows, never a wrong plan.
-        assert e.least_limit_bytes > limit >= e.least_limit_lower_bound_bytes
-        return
+    p = peakorder.plan(g, memory_limit_bytes=limit, budget_ms=1e9, max_states=200_000)
     check_limited_plan(g, p, limit)
-    assert p["runs"].get("A", 0) >= 2
-    assert p["added_cost"] >= 5 and p["added_cost"] % 5 == 0
-    assert p["added_cost_lower_bound"] <= 5
+    # Only one thing helps: A again before D (5 per run); on 4 ops the exact search proves it.
+    assert p["order"] == ["A", "B", "C", "A", "D"] and p["runs"] == {"A": 2}
+    assert (p["added_cost"], p["added_cost_lower_bound"], p["optimal"]) == (5, 5, True)
+    assert (p["recompute_method"], p["proof"]) == ("exact", "exact")
     assert p["least_limit_bytes"] == 121
+
+
+def chain_train(n, size=8):
+    """core/src/generators/chain_train.rs: forward f1..fn, a loss against a donated target,
+    backward bn..b1, every tensor ``size`` bytes; ``size * (s + 3)`` gives s activation slots."""
+    tensors = [{"id": "a0", "bytes": size}, {"id": "y", "bytes": size, "donated": True}]
+    ops = []
+    for i in range(1, n + 1):
+        tensors.append({"id": f"a{i}", "bytes": size})
+        ops.append({"id": f"f{i}", "inputs": [f"a{i - 1}"], "outputs": [f"a{i}"]})
+    tensors.append({"id": f"g{n}", "bytes": size})
+    ops.append({"id": "loss", "inputs": [f"a{n}", "y"], "outputs": [f"g{n}"]})
+    for i in range(n, 0, -1):
+        tensors.append({"id": f"g{i - 1}", "bytes": size})
+        ops.append({"id": f"b{i}", "inputs": [f"a{i - 1}", f"g{i}"], "outputs": [f"g{i - 1}"]})
+    return {"tensors": tensors, "ops": ops, "outputs": ["g0"]}
+
+
+def test_a_training_chain_gets_revolves_optimum_falling_with_the_limit():
+    n = 12
+    g = chain_train(n)
+    costs = []
+    for slots in range(1, n + 1):
+        p = peakorder.plan(g, memory_limit_bytes=8 * (slots + 3))
+        check_limited_plan(g, p, 8 * (slots + 3))
+        assert p["optimal"], slots
+        if p["added_cost"] > 0:
+            assert p["recompute_method"] == "revolve"
+        costs.append(p["added_cost"])
+    assert costs == sorted(costs, reverse=True) and costs[0] > 0 and costs[-1] == 0
+    with pytest.raises(peakorder.InfeasibleError):
+        peakorder.plan(g, memory_limit_bytes=8 * 4 - 1)
+    with pytest.raises(peakorder.MethodError) as e:
+        peakorder.plan(keep_or_redo(), memory_limit_bytes=150, recompute_method="revolve")
+    assert e.value.code == "not_applicable"
 
 
 class Index:

@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as po from 'peakorder';
-import { seedGraph } from './graphs.mjs';
+import { seedGraph, chainTrainGraph } from './graphs.mjs';
 import { assertThrowsCode, haveCli, CLI, cliJson } from './helpers.mjs';
 
 const MiB = 1 << 20;
@@ -92,22 +92,42 @@ test('a limit the best order meets: the order, nothing recomputed', () => {
 test('a limit below every order: a schedule within it that runs A again', () => {
   const g = keepOrRedo({ A: 5 });
   for (const limit of [121, 150, 220]) {
-    let p;
-    try {
-      p = po.plan(g, { memory_limit_bytes: limit, budget_ms: 1e9, max_states: 200000 });
-    } catch (e) {
-      // A planner that finds nothing says so with the least limit it knows, never a wrong plan.
-      assert.equal(e.code, 'infeasible', e.message);
-      assert.ok(e.least_limit_bytes > limit && e.least_limit_lower_bound_bytes <= limit);
-      continue;
-    }
+    const p = po.plan(g, { memory_limit_bytes: limit, budget_ms: 1e9, max_states: 200000 });
     assertLimitedPlan(g, p, limit);
-    // Only one thing helps: A again before D (5 per run).
-    assert.ok(p.runs.A >= 2, JSON.stringify(p.runs));
-    assert.ok(p.added_cost >= 5 && p.added_cost % 5 === 0, String(p.added_cost));
-    assert.ok(p.added_cost_lower_bound <= 5);
+    // Only one thing helps: A again before D (5 per run); on 4 ops the exact search proves it.
+    assert.deepEqual(p.runs, { A: 2 });
+    assert.deepEqual(p.order, ['A', 'B', 'C', 'A', 'D']);
+    assert.equal(p.added_cost, 5);
+    assert.equal(p.added_cost_lower_bound, 5);
+    assert.equal(p.optimal, true);
+    assert.equal(p.recompute_method, 'exact');
     assert.equal(p.least_limit_bytes, 121);
   }
+});
+
+test('a training chain: Revolve\'s optimum, proven, the cost falling as the limit grows', () => {
+  const n = 12;
+  const g = chainTrainGraph(n);
+  const limit = g.limit;
+  delete g.limit;
+  let last = Infinity;
+  for (let s = 1; s <= n; s++) {
+    const p = po.plan(g, { memory_limit_bytes: limit(s) });
+    assertLimitedPlan(g, p, limit(s));
+    assert.equal(p.optimal, true, `${s} slots`);
+    assert.ok(p.added_cost <= last, `${s} slots: ${p.added_cost} after ${last}`);
+    if (p.added_cost > 0) {
+      assert.equal(p.recompute_method, 'revolve', `${s} slots`);
+      assert.deepEqual(po.plan(g, { memory_limit_bytes: limit(s), recompute_method: 'revolve' }).order, p.order);
+    }
+    last = p.added_cost;
+  }
+  assert.equal(last, 0, 'n slots need no recomputation');
+  assert.ok(po.plan(g, { memory_limit_bytes: limit(1) }).added_cost > 0, 'one slot recomputes');
+  // Below one slot no schedule fits.
+  assertThrowsCode(() => po.plan(g, { memory_limit_bytes: limit(1) - 1 }), 'infeasible');
+  // Revolve refuses a graph that is not a training chain.
+  assertThrowsCode(() => po.plan(keepOrRedo(), { memory_limit_bytes: 150, recompute_method: 'revolve' }), 'not_applicable');
 });
 
 test('memory_limit_bytes: a number or text with a unit, the same limit', () => {
