@@ -65,17 +65,35 @@ pub struct OpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Attributes for executors; planners ignore them.
     pub attrs: Option<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     /// What running it once costs (FLOPs, time, anything additive; default 1): the recompute
     /// planner minimizes the sum over repeated runs (docs/design.md §1).
     pub cost: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     /// `false` for an op that must run exactly once (random numbers, in-place writes, side
     /// effects); default true.
     pub recompute: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The user's own data, carried through untouched.
     pub meta: Option<Map<String, Value>>,
+}
+
+/// A field that, when given, must hold a value: `"cost": null` is an error, not the default
+/// (absent fields take `#[serde(default)]`'s `None` without calling this).
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 impl OpSpec {
