@@ -71,7 +71,6 @@ impl SearchLimits {
             budget_ms: Some(self.budget.budget_ms),
             max_states: self.max_states,
             max_memory_bytes: self.max_memory_bytes(),
-            ..PlanOptions::default()
         }
     }
 
