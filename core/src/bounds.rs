@@ -77,6 +77,29 @@ impl BoundKind {
     }
 }
 
+/// A bound's value and what computing it took ([`join_free::JoinFree`],
+/// [`nested_set::NestedSet`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Computed {
+    /// A true lower bound on every order's peak, at least the `floor` passed in.
+    pub bytes: u64,
+    /// False when `stop()` ended the work before it was done (`bytes` is still a bound).
+    pub complete: bool,
+    /// Maximum flows computed.
+    pub flows: usize,
+}
+
+/// The memory op `v` itself holds while it runs: what it reads, its outputs and its workspace
+/// (how the case-split bounds pick their heaviest ops).
+fn own_memory(g: &Graph, v: OpIx) -> u64 {
+    g.reads(v)
+        .iter()
+        .map(|&s| g.size(s))
+        .fold(0, u64::saturating_add)
+        .saturating_add(g.alloc(v))
+        .saturating_add(g.workspace(v))
+}
+
 /// True when storage `s` is live from the start and never freed.
 fn always_live(g: &Graph, s: u32) -> bool {
     g.tensors()[s as usize].producer.is_none() && (g.pinned(s) || g.users(s).is_empty())

@@ -19,6 +19,20 @@ LONG = dict(method="exact", budget_ms=20_000, max_states=10**12)
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="POSIX signals")
 
 
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, the previous one after it.
+
+    Python installs that handler at start only where SIGINT is not ignored; a process started with
+    SIGINT ignored (a background job of a shell: `(scripts/test.sh &)`) keeps ignoring it, and the
+    tests' own SIGINT would then do nothing."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 class send_later:
     """Sends `sig` to this process after `after_s` seconds, unless the block ended first (so a
     signal never outlives its test)."""
@@ -57,7 +71,7 @@ def check_best_so_far(p):
 
 
 @pytest.mark.parametrize("call", ["plan", "compare", "report_html"])
-def test_ctrl_c_returns_the_best_so_far(call, monkeypatch, tmp_path):
+def test_ctrl_c_returns_the_best_so_far(call, monkeypatch, tmp_path, sigint_raises):
     template = tmp_path / "t.html"
     template.write_text('<script id="peakorder-graph">__PEAKORDER_GRAPH__</script>')
     monkeypatch.setenv("PEAKORDER_REPORT_TEMPLATE", str(template))
@@ -81,7 +95,7 @@ def test_ctrl_c_returns_the_best_so_far(call, monkeypatch, tmp_path):
         assert "peakorder-graph" in result
 
 
-def test_ctrl_c_stops_fusion():
+def test_ctrl_c_stops_fusion(sigint_raises):
     start = time.monotonic()
     with send_later(signal.SIGINT, 0.5), pytest.warns(peakorder.InterruptedWarning):
         f = peakorder.fuse(seed_like(40), budget_ms=20_000, max_states=10**12)

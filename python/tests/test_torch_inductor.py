@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import peakorder.torch as pt  # noqa: E402
-from peakorder.torch import _inductor  # noqa: E402
+from peakorder.torch import _uuid  # noqa: E402
 
 
 def test_options_name_inductors_hooks():
@@ -28,10 +28,10 @@ def test_uuid_follows_version_options_and_sources(monkeypatch):
     assert a == pt.inductor_options()["post_grad_custom_post_pass"].uuid()
     assert a != pt.inductor_options(method="greedy")["post_grad_custom_post_pass"].uuid()
     assert a != pt.inductor_options(budget_ms=5)["post_grad_custom_post_pass"].uuid()
-    monkeypatch.setattr(_inductor, "version", lambda: "999.0.0")
+    monkeypatch.setattr(_uuid, "version", lambda: "999.0.0")
     assert a != pt.inductor_options()["post_grad_custom_post_pass"].uuid()
     monkeypatch.undo()
-    monkeypatch.setattr(_inductor, "_source_hash", lambda: "changed")
+    monkeypatch.setattr(_uuid, "_source_hash", lambda: "changed")
     assert a != pt.inductor_options()["post_grad_custom_post_pass"].uuid()
 
 

@@ -28,9 +28,9 @@
 use crate::graph::Graph;
 use crate::OpIx;
 
-use super::cases::{least_case, Case};
+use super::cases::{least_case, scan, Case, Scanned};
 use super::cut::CutNetwork;
-use super::first_free::Hint;
+use super::own_memory;
 
 /// Which case split a candidate makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,20 +52,9 @@ pub struct Split {
     pub others: Vec<OpIx>,
 }
 
-/// The result of [`either_side_bound`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EitherSide {
-    /// A true lower bound on every order's peak, at least the `floor` passed in.
-    pub bytes: u64,
-    /// The split that gave it (none when the floor was not beaten).
-    pub split: Option<Split>,
-    /// False when `stop()` ended the scan before every split was tried.
-    pub complete: bool,
-    /// Maximum flows computed.
-    pub flows: usize,
-    /// The least alternative of the split that gave the bound: its op and minimising downset.
-    pub hint: Option<Hint>,
-}
+/// The result of [`either_side_bound`]: the bound, the split that gave it (`by`), and its
+/// least alternative's op and minimising downset (`hint`).
+pub type EitherSide = Scanned<Split>;
 
 /// How many reader-count thresholds (2, 4, 8, ...) [`candidate_splits`] tries per op.
 const READER_THRESHOLDS: usize = 8;
@@ -87,16 +76,8 @@ const MAX_OPS: usize = 128;
 /// read once per op (cut short, fewer splits).
 pub fn candidate_splits(g: &Graph, net: &CutNetwork, stop: &dyn Fn() -> bool) -> Vec<Split> {
     let n = g.num_ops();
-    let own = |v: OpIx| -> u64 {
-        g.reads(v)
-            .iter()
-            .map(|&s| g.size(s))
-            .fold(0, u64::saturating_add)
-            .saturating_add(g.alloc(v))
-            .saturating_add(g.workspace(v))
-    };
     let mut ops: Vec<OpIx> = (0..n as OpIx).collect();
-    ops.sort_by_key(|&v| std::cmp::Reverse(own(v)));
+    ops.sort_by_key(|&v| std::cmp::Reverse(own_memory(g, v)));
     let mut out: Vec<Split> = Vec::new();
     let mut shared: Vec<(usize, u32)> = Vec::new();
     let mut t: Vec<OpIx> = Vec::new();
@@ -223,41 +204,12 @@ pub fn either_side_bound(
     cap: u64,
     stop: &dyn Fn() -> bool,
 ) -> EitherSide {
-    let n = g.num_ops();
-    let mut upper = vec![u64::MAX; n];
-    let mut split_upper = vec![u64::MAX; splits.len()];
-    for order in orders {
-        let during = super::cut::during_in(g, order);
-        let mut pos = vec![0usize; n];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i;
-        }
-        for v in 0..n {
-            upper[v] = upper[v].min(during[v]);
-        }
-        for (k, s) in splits.iter().enumerate() {
-            let u = case_upper(s.side, s.op, &s.others, &pos, &during);
-            split_upper[k] = split_upper[k].min(u);
-        }
-    }
-    let mut by_upper: Vec<usize> = (0..splits.len()).collect();
-    by_upper.sort_by_key(|&k| std::cmp::Reverse(split_upper[k]));
-    let mut best = EitherSide {
-        bytes: floor,
-        split: None,
-        complete: true,
-        flows: 0,
-        hint: None,
-    };
-    for k in by_upper {
-        if best.bytes >= cap || split_upper[k] <= best.bytes {
-            break;
-        }
+    let upper_of =
+        |s: &Split, pos: &[usize], during: &[u64]| case_upper(s.side, s.op, &s.others, pos, during);
+    let least_of = |s: &Split, upper: &[u64], best: u64, cap_k: u64, flows: &mut usize| {
         if stop() {
-            best.complete = false;
-            break;
+            return Case::Stopped;
         }
-        let s = &splits[k];
         let others = &s.others[..];
         let mut alts: Vec<usize> = (0..2 * others.len()).collect();
         let op_of = |i: usize| if i % 2 == 0 { s.op } else { others[i / 2] };
@@ -268,32 +220,7 @@ pub fn either_side_bound(
             after.extend(a);
             x
         };
-        // Each alternative's value may be capped at the split's upper bound (the least of them
-        // is at most that) and at `cap`.
-        let cap_k = cap.min(split_upper[k]);
-        match least_case(
-            g,
-            net,
-            &alts,
-            fill,
-            best.bytes,
-            cap_k,
-            &mut best.flows,
-            stop,
-        ) {
-            Case::Stopped => {
-                best.complete = false;
-                break;
-            }
-            Case::NoBetter => {}
-            Case::Least(least, hint) => {
-                if least != u64::MAX && least > best.bytes {
-                    best.bytes = least;
-                    best.split = Some(s.clone());
-                    best.hint = hint;
-                }
-            }
-        }
-    }
-    best
+        least_case(g, net, &alts, fill, best, cap_k, flows, stop)
+    };
+    scan(g, splits, orders, floor, cap, upper_of, least_of)
 }

@@ -24,10 +24,8 @@
 use crate::graph::Graph;
 use crate::OpIx;
 
+use super::cases::{free_candidates, frees_another, least_free, live_network, Hint};
 use super::cut::CutNetwork;
-
-/// An op and the ops of a downset to run before it (indexed by op).
-pub type Hint = (OpIx, Vec<bool>);
 
 /// The result of [`first_free_bound`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,31 +141,6 @@ pub fn freeable_inputs(g: &Graph) -> Vec<u32> {
     ins
 }
 
-/// True when every order that runs `before` (and the ancestors of `x`) before `x` has freed an
-/// input of `b` other than those of `skip` by then: all of its readers are in that closure. Then
-/// `x` is not the moment the argument is about (the first free, or the second), and it is
-/// skipped: the network, which counts all of B live, does not know it.
-fn frees_another(
-    g: &Graph,
-    x: OpIx,
-    before: &[OpIx],
-    b: &[u32],
-    skip: &[u32],
-    seen: &mut Vec<bool>,
-) -> bool {
-    seen.clear();
-    seen.resize(g.num_ops(), false);
-    let mut stack: Vec<OpIx> = g.preds(x).iter().chain(before).copied().collect();
-    while let Some(u) = stack.pop() {
-        if !std::mem::replace(&mut seen[u as usize], true) {
-            stack.extend(g.preds(u).iter().copied().filter(|&p| !seen[p as usize]));
-        }
-    }
-    b.iter()
-        .filter(|s| !skip.contains(s))
-        .any(|&s| g.users(s).iter().all(|&u| seen[u as usize]))
-}
-
 /// The first-free bound of `g` with B = the first `k` of `inputs` (from
 /// [`freeable_inputs`]): exactly `min over s in B, x reading s` of the cut (or `cap`, when
 /// that reaches it), or some value at or under `floor` once the scan finds the set cannot beat
@@ -182,73 +155,23 @@ pub fn first_free_of(
     stop: &dyn Fn() -> bool,
     flows: &mut usize,
 ) -> Option<(u64, Option<Hint>)> {
-    let mut hint = None;
     let b = &inputs[..k.min(inputs.len())];
     if b.is_empty() {
         return Some((floor, None));
     }
-    let mut live = vec![false; g.num_tensors()];
-    for &s in b {
-        live[s as usize] = true;
-    }
-    let net = CutNetwork::with_live(g, &[], &live);
+    let (net, live) = live_network(g, &[], b);
     if !net.usable() {
         return Some((floor, None));
     }
-    // (cheap lower bound, op, storage): the constant, the op's own memory, and what else it
-    // reads that the network does not count already.
-    let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
-    for &s in b {
-        let readers = g.users(s);
-        for &x in readers {
-            // Another reader right after x (a direct successor) must follow it: x never frees s.
-            // (Further descendants are found by the flow's own check.)
-            if g.succs(x).iter().any(|y| readers.contains(y)) {
-                continue;
-            }
-            let reads = g
-                .reads(x)
-                .iter()
-                .filter(|&&t| !live[t as usize])
-                .filter(|&&t| {
-                    let tt = &g.tensors()[t as usize];
-                    !(tt.producer.is_none() && (g.pinned(t) || g.users(t).is_empty()))
-                })
-                .map(|&t| g.size(t))
-                .fold(0u64, u64::saturating_add);
-            cands.push((net.constant_during(g, x).saturating_add(reads), x, s));
-        }
-    }
+    let mut cands = free_candidates(g, g, &net, b, &live, |_| false);
     cands.sort_unstable();
-    let mut least = cap;
-    let mut before: Vec<OpIx> = Vec::new();
-    let mut seen = Vec::new();
-    for &(cheap, x, s) in &cands {
-        if cheap >= least || least <= floor {
-            break;
-        }
-        if stop() {
-            return None;
-        }
-        before.clear();
+    let (mut seen, mut stack) = (Vec::new(), Vec::new());
+    let before_of = |x: OpIx, s: u32, before: &mut Vec<OpIx>| {
         before.extend(g.users(s).iter().copied().filter(|&y| y != x));
-        if frees_another(g, x, &before, b, &[s], &mut seen) {
-            continue;
-        }
-        let c = net.during_between(g, x, &before, &[], least, stop);
-        *flows += 1;
-        if !c.finished {
-            return None;
-        }
-        // u64::MAX: another reader of s must follow x, so x never frees s.
-        if c.bytes < least {
-            least = c.bytes;
-            if let Some(d) = c.before {
-                hint = Some((x, d));
-            }
-        }
-    }
-    Some((least, hint))
+        !frees_another(g, x, before, b, &[s], &mut seen, &mut stack)
+    };
+    let cut = |_: OpIx, _: u32, c: u64, _: u64, _: &mut usize| Some(c);
+    least_free(g, &net, &cands, floor, cap, before_of, cut, stop, flows)
 }
 
 /// Candidate sizes up to which [`second_free_of`] runs (inputs times their readers).
@@ -278,58 +201,41 @@ pub fn second_free_of(
     if b.len() < 2 || b.len().saturating_mul(readers) > SECOND_FREE_WORK {
         return first_free_of(g, inputs, k, floor, cap, stop, flows).map(|r| r.0);
     }
-    let mut live = vec![false; g.num_tensors()];
-    for &s in b {
-        live[s as usize] = true;
-    }
-    let net = CutNetwork::with_live(g, &[], &live);
+    let (net, live) = live_network(g, &[], b);
     if !net.usable() {
         return Some(floor);
     }
-    let mut least = cap;
-    // The second-free part of each s1, once computed (capped at the `least` of that time,
-    // which only falls, so a capped value still caps).
-    let mut second: Vec<Option<u64>> = vec![None; b.len()];
-    let mut before: Vec<OpIx> = Vec::new();
-    let mut seen = Vec::new();
+    // Every first free (s1 at x1), in B's order (no cheap bound), tagged by s1's index in B.
+    let mut cands: Vec<(u64, OpIx, usize)> = Vec::new();
     for (i, &s1) in b.iter().enumerate() {
         let r1 = g.users(s1);
         for &x1 in r1 {
-            if g.succs(x1).iter().any(|y| r1.contains(y)) {
-                continue;
-            }
-            if stop() {
-                return None;
-            }
-            before.clear();
-            before.extend(r1.iter().copied().filter(|&y| y != x1));
-            if frees_another(g, x1, &before, b, &[s1], &mut seen) {
-                continue;
-            }
-            let c = net.during_between(g, x1, &before, &[], least, stop);
-            *flows += 1;
-            if !c.finished {
-                return None;
-            }
-            if c.bytes >= least {
-                continue; // infeasible (u64::MAX), or cannot lower the least
-            }
-            let at_once = g.reads(x1).iter().any(|&t| t != s1 && live[t as usize]);
-            let v = if at_once {
-                c.bytes
-            } else {
-                if second[i].is_none() {
-                    second[i] = Some(second_part(g, b, i, least, stop, flows)?);
-                }
-                c.bytes.max(second[i].expect("just computed"))
-            };
-            least = least.min(v);
-            if least <= floor {
-                return Some(least);
+            if !g.succs(x1).iter().any(|y| r1.contains(y)) {
+                cands.push((0, x1, i));
             }
         }
     }
-    Some(least)
+    // The second-free part of each s1, once computed (capped at the `least` of that time,
+    // which only falls, so a capped value still caps).
+    let mut second: Vec<Option<u64>> = vec![None; b.len()];
+    let (mut seen, mut stack) = (Vec::new(), Vec::new());
+    let before_of = |x1: OpIx, i: usize, before: &mut Vec<OpIx>| {
+        before.extend(g.users(b[i]).iter().copied().filter(|&y| y != x1));
+        !frees_another(g, x1, before, b, &[b[i]], &mut seen, &mut stack)
+    };
+    let value = |x1: OpIx, i: usize, c: u64, least: u64, flows: &mut usize| {
+        if c >= least {
+            return Some(c); // infeasible (u64::MAX), or cannot lower the least
+        }
+        if g.reads(x1).iter().any(|&t| t != b[i] && live[t as usize]) {
+            return Some(c); // x1 may free another input of B at once: only the first counts
+        }
+        if second[i].is_none() {
+            second[i] = Some(second_part(g, b, i, least, stop, flows)?);
+        }
+        Some(c.max(second[i].expect("just computed")))
+    };
+    least_free(g, &net, &cands, floor, cap, before_of, value, stop, flows).map(|r| r.0)
 }
 
 /// `min over s2 in B \ {s1}, x2 reading s2 (not s1)` of x2's cut with every reader of s1 and
@@ -343,17 +249,14 @@ fn second_part(
     flows: &mut usize,
 ) -> Option<u64> {
     let s1 = b[i];
-    let mut live = vec![false; g.num_tensors()];
-    for &s in b.iter().filter(|&&s| s != s1) {
-        live[s as usize] = true;
-    }
-    let net = CutNetwork::with_live(g, &[], &live);
+    let rest: Vec<u32> = b.iter().copied().filter(|&s| s != s1).collect();
+    let (net, _) = live_network(g, &[], &rest);
     if !net.usable() {
         return Some(0);
     }
     let r1 = g.users(s1);
     let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
-    for &s2 in b.iter().filter(|&&s| s != s1) {
+    for &s2 in &rest {
         let r2 = g.users(s2);
         for &x2 in r2 {
             if r1.contains(&x2) || g.succs(x2).iter().any(|y| r2.contains(y)) {
@@ -363,29 +266,14 @@ fn second_part(
         }
     }
     cands.sort_unstable();
-    let mut least = cap;
-    let mut before: Vec<OpIx> = Vec::new();
-    let mut seen = Vec::new();
-    for &(cheap, x2, s2) in &cands {
-        if cheap >= least {
-            break;
-        }
-        if stop() {
-            return None;
-        }
-        before.clear();
+    let (mut seen, mut stack) = (Vec::new(), Vec::new());
+    let before_of = |x2: OpIx, s2: u32, before: &mut Vec<OpIx>| {
         before.extend(r1.iter().copied());
         before.extend(g.users(s2).iter().copied().filter(|&y| y != x2));
-        if frees_another(g, x2, &before, b, &[s1, s2], &mut seen) {
-            continue;
-        }
-        let c = net.during_between(g, x2, &before, &[], least, stop);
-        *flows += 1;
-        if !c.finished {
-            return None;
-        }
-        least = least.min(c.bytes);
-    }
+        !frees_another(g, x2, before, b, &[s1, s2], &mut seen, &mut stack)
+    };
+    let cut = |_: OpIx, _: u32, c: u64, _: u64, _: &mut usize| Some(c);
+    let (least, _) = least_free(g, &net, &cands, 0, cap, before_of, cut, stop, flows)?;
     // No candidate left (every one skipped) gives no bound: the second free may be at x1.
     Some(if least == cap && cands.is_empty() {
         0

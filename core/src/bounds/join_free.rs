@@ -33,7 +33,8 @@ use crate::format::{GraphSpec, OpSpec, TensorSpec};
 use crate::graph::Graph;
 use crate::OpIx;
 
-use super::cut::{during_in, CutNetwork};
+use super::cases::{free_candidates, frees_another, least_free, live_network};
+use super::cut::during_in;
 
 /// How many joins are sampled along the order.
 const JOINS: usize = 48;
@@ -49,16 +50,9 @@ const MAX_FLOWS: usize = 48;
 /// And copies of the graph for at most this many joins (one costs about a parse of it).
 const MAX_JOINS: usize = 3;
 
-/// The result of [`join_free_bound`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JoinFree {
-    /// A true lower bound on every order's peak, at least the `floor` passed in.
-    pub bytes: u64,
-    /// False when `stop()` ended the scan before every set that could beat the bound was tried.
-    pub complete: bool,
-    /// Maximum flows computed.
-    pub flows: usize,
-}
+/// The result of [`join_free_bound`] (`complete`: false when `stop()` ended the scan before
+/// every set that could beat the bound was tried).
+pub type JoinFree = super::Computed;
 
 /// Ops reachable from `v` (not `v`), upwards (`up`) or downwards.
 fn reach(g: &Graph, v: OpIx, up: bool, seen: &mut Vec<bool>, stack: &mut Vec<OpIx>) {
@@ -96,7 +90,7 @@ pub fn join_storages(g: &Graph, z: OpIx, anc: &[bool], desc: &[bool]) -> Vec<u32
 /// the precedences that took away kept as extra arcs (producer before each reader). With z
 /// forced before x, each producer is in every downset the cut weighs, so such an input is
 /// paid exactly when the storage is (a reader after the downset), and
-/// [`CutNetwork::with_live`] can count any part B of them live: one graph per join, not one
+/// [`super::cut::CutNetwork::with_live`] can count any part B of them live: one graph per join, not one
 /// per set.
 pub struct Join {
     /// The join.
@@ -196,61 +190,22 @@ impl Join {
         if b.is_empty() {
             return Some(floor);
         }
-        let mut live = vec![false; g.num_tensors()];
-        for &s in b {
-            live[s as usize] = true;
-        }
-        let net = CutNetwork::with_live(h, &self.arcs, &live);
+        let (net, live) = live_network(h, &self.arcs, b);
         if !net.usable() {
             return Some(floor);
         }
-        // (cheap lower bound, op, storage): the constant (B included), the op's own memory
-        // and what else it reads.
-        let mut cands: Vec<(u64, OpIx, u32)> = Vec::new();
-        for &s in b {
-            let readers = g.users(s);
-            for &x in readers {
-                if x == z || self.anc[x as usize] || g.succs(x).iter().any(|y| readers.contains(y))
-                {
-                    continue;
-                }
-                let reads = h
-                    .reads(x)
-                    .iter()
-                    .filter(|&&t| {
-                        let always = h.tensors()[t as usize].producer.is_none() && h.pinned(t);
-                        !(live[t as usize] || always)
-                    })
-                    .map(|&t| h.size(t))
-                    .fold(0u64, u64::saturating_add);
-                cands.push((net.constant_during(h, x).saturating_add(reads), x, s));
-            }
-        }
+        // The candidates' cheap bound: the constant (B included), the op's own memory and what
+        // else it reads.
+        let mut cands = free_candidates(g, h, &net, b, &live, |x| x == z || self.anc[x as usize]);
         cands.sort_unstable();
-        let mut least = cap;
-        let (mut before, mut seen, mut stack) = (Vec::new(), Vec::new(), Vec::new());
-        for &(cheap, x, s) in &cands {
-            if cheap >= least || least <= floor {
-                break;
-            }
-            if stop() {
-                return None;
-            }
-            before.clear();
+        let (mut seen, mut stack) = (Vec::new(), Vec::new());
+        let before_of = |x: OpIx, s: u32, before: &mut Vec<OpIx>| {
             before.extend(g.users(s).iter().copied().filter(|&y| y != x));
             before.push(z);
-            if frees_another(g, x, &before, b, s, &mut seen, &mut stack) {
-                continue;
-            }
-            let c = net.during_between(h, x, &before, &[], least, stop);
-            *flows += 1;
-            if !c.finished {
-                return None;
-            }
-            // u64::MAX: another reader of s must follow x, so x never frees s.
-            least = least.min(c.bytes);
-        }
-        Some(least)
+            !frees_another(g, x, before, b, &[s], &mut seen, &mut stack)
+        };
+        let cut = |_: OpIx, _: u32, c: u64, _: u64, _: &mut usize| Some(c);
+        least_free(h, &net, &cands, floor, cap, before_of, cut, stop, flows).map(|r| r.0)
     }
 }
 
@@ -269,31 +224,6 @@ pub fn join_free_of(
         Some(j) => j.bound(g, k, floor, cap, stop, flows),
         None => Some(floor),
     }
-}
-
-/// True when every order that runs `before` (and x's ancestors) before `x` has freed a storage
-/// of `b` other than `s` by then: all of its readers are in that closure.
-fn frees_another(
-    g: &Graph,
-    x: OpIx,
-    before: &[OpIx],
-    b: &[u32],
-    s: u32,
-    seen: &mut Vec<bool>,
-    stack: &mut Vec<OpIx>,
-) -> bool {
-    seen.clear();
-    seen.resize(g.num_ops(), false);
-    stack.clear();
-    stack.extend(g.preds(x).iter().chain(before).copied());
-    while let Some(u) = stack.pop() {
-        if !std::mem::replace(&mut seen[u as usize], true) {
-            stack.extend(g.preds(u).iter().copied().filter(|&p| !seen[p as usize]));
-        }
-    }
-    b.iter()
-        .filter(|&&t| t != s)
-        .any(|&t| g.users(t).iter().all(|&u| seen[u as usize]))
 }
 
 /// The join-free bound over joins sampled along `order` (a topological order of `g`) and, for

@@ -30,9 +30,9 @@
 use crate::graph::Graph;
 use crate::OpIx;
 
-use super::cases::{least_case, Case};
+use super::cases::{least_case, scan, Case, Hint, Scanned};
 use super::cut::CutNetwork;
-use super::first_free::Hint;
+use super::own_memory;
 
 /// Which end of a set a bound looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,22 +52,9 @@ pub struct OpSet {
     pub ops: Vec<OpIx>,
 }
 
-/// The result of [`last_of_set_bound`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LastOfSet {
-    /// A true lower bound on every order's peak, at least the `floor` passed in.
-    pub bytes: u64,
-    /// The set that gave it (none when the floor was not beaten).
-    pub set: Option<OpSet>,
-    /// False when `stop()` ended the scan before every set was tried.
-    pub complete: bool,
-    /// Maximum flows computed.
-    pub flows: usize,
-    /// For the set that gave the bound, its op of the least cut and that cut's minimising
-    /// downset, when the flow reported one: a start for orders
-    /// ([`super::first_free::prefixed`]).
-    pub hint: Option<Hint>,
-}
+/// The result of [`last_of_set_bound`]: the bound, the set that gave it (`by`), and for that
+/// set its op of the least cut and that cut's minimising downset (`hint`).
+pub type LastOfSet = Scanned<OpSet>;
 
 /// How many halving thresholds [`candidate_sets`] tries for its heavy-op sets.
 const HEAVY_THRESHOLDS: usize = 24;
@@ -123,16 +110,7 @@ pub fn candidate_sets_until(
     // outputs off its peak: on workflows whose outputs pile up, a tiny sink (a samplesheet
     // check) may run last, but the last heavy op still meets nearly every output (WfCommons
     // atacseq). Any set is sound (see the module comment); these only add candidates.
-    let own: Vec<u64> = (0..n)
-        .map(|v| {
-            g.reads(v)
-                .iter()
-                .map(|&s| g.size(s))
-                .fold(0, u64::saturating_add)
-                .saturating_add(g.alloc(v))
-                .saturating_add(g.workspace(v))
-        })
-        .collect();
+    let own: Vec<u64> = (0..n).map(|v| own_memory(g, v)).collect();
     let top = own.iter().copied().max().unwrap_or(0);
     // A topological order of the network (Kahn), for the heavy-descendant pass.
     let mut indeg: Vec<usize> = (0..n).map(|v| net.preds(v).len()).collect();
@@ -336,46 +314,18 @@ pub fn last_of_set_bound_from(
     stop: &dyn Fn() -> bool,
     memo: &mut ScanMemo,
 ) -> LastOfSet {
-    let n = g.num_ops();
-    let mut upper = vec![u64::MAX; n];
-    let mut set_upper = vec![u64::MAX; sets.len()];
-    for order in orders {
-        let during = super::cut::during_in(g, order);
-        let mut pos = vec![0usize; n];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i;
-        }
-        for v in 0..n {
-            upper[v] = upper[v].min(during[v]);
-        }
-        for (k, s) in sets.iter().enumerate() {
-            let at = |&&v: &&OpIx| pos[v as usize];
-            let end = match s.end {
-                End::Last => s.ops.iter().max_by_key(at),
-                End::First => s.ops.iter().min_by_key(at),
-            };
-            if let Some(&x) = end {
-                set_upper[k] = set_upper[k].min(during[x as usize]);
-            }
-        }
-    }
-    let mut by_upper: Vec<usize> = (0..sets.len()).collect();
-    by_upper.sort_by_key(|&k| std::cmp::Reverse(set_upper[k]));
-    let mut best = LastOfSet {
-        bytes: floor,
-        set: None,
-        complete: true,
-        flows: 0,
-        hint: None,
+    // In a known order the set's last (first) op runs after (before) the rest of the set.
+    let upper_of = |s: &OpSet, pos: &[usize], during: &[u64]| {
+        let at = |&&v: &&OpIx| pos[v as usize];
+        let end = match s.end {
+            End::Last => s.ops.iter().max_by_key(at),
+            End::First => s.ops.iter().min_by_key(at),
+        };
+        end.map_or(u64::MAX, |&x| during[x as usize])
     };
-    for k in by_upper {
-        let s = &sets[k];
-        if best.bytes >= cap || set_upper[k] <= best.bytes {
-            break;
-        }
-        // The least over the ops that can be last (first), each value capped at `cap` and at
-        // the set's upper bound (the set's bound is at most that).
-        let fill = |i: usize, before: &mut Vec<OpIx>, after: &mut Vec<OpIx>| {
+    let least_of = |s: &OpSet, upper: &[u64], best: u64, cap_k: u64, flows: &mut usize| {
+        // The least over the ops that can be last (first).
+        let mut fill = |i: usize, before: &mut Vec<OpIx>, after: &mut Vec<OpIx>| {
             let x = s.ops[i];
             let rest = match s.end {
                 End::Last => before,
@@ -386,7 +336,6 @@ pub fn last_of_set_bound_from(
         };
         let mut by_op: Vec<usize> = (0..s.ops.len()).collect();
         by_op.sort_by_key(|&i| upper[s.ops[i] as usize]);
-        let cap_k = cap.min(set_upper[k]);
         // Resumed: the ops done before count with their values.
         let (mut done, mut least, mut least_hint) = (Vec::new(), u64::MAX, None);
         if memo.partial.as_ref().is_some_and(|p| p.0 == *s) {
@@ -394,8 +343,7 @@ pub fn last_of_set_bound_from(
             by_op.retain(|&i| !d.contains(&s.ops[i]));
             (done, least, least_hint) = (d, l.min(cap_k), h);
         }
-        let mut fill = fill;
-        let mut case = if least <= best.bytes {
+        let mut case = if least <= best {
             Case::NoBetter
         } else {
             Case::Least(least, least_hint.clone())
@@ -404,16 +352,7 @@ pub fn last_of_set_bound_from(
             if !matches!(case, Case::Least(..)) {
                 break;
             }
-            match least_case(
-                g,
-                net,
-                chunk,
-                &mut fill,
-                best.bytes,
-                cap_k,
-                &mut best.flows,
-                stop,
-            ) {
+            match least_case(g, net, chunk, &mut fill, best, cap_k, flows, stop) {
                 Case::Least(l, h) => {
                     done.extend(chunk.iter().map(|&i| s.ops[i]));
                     if l < least {
@@ -427,20 +366,7 @@ pub fn last_of_set_bound_from(
         if matches!(case, Case::Stopped) {
             memo.partial = Some((s.clone(), done, least, least_hint));
         }
-        match case {
-            Case::Stopped => {
-                best.complete = false;
-                break;
-            }
-            Case::NoBetter => {}
-            Case::Least(least, hint) => {
-                if least != u64::MAX && least > best.bytes {
-                    best.bytes = least;
-                    best.set = Some(s.clone());
-                    best.hint = hint;
-                }
-            }
-        }
-    }
-    best
+        case
+    };
+    scan(g, sets, orders, floor, cap, upper_of, least_of)
 }

@@ -29,16 +29,9 @@ const MAX_GROUPS: usize = 4;
 /// tasks reading one index) would take the time the proof search needs.
 const MAX_SET_OPS: usize = 64;
 
-/// The result of [`nested_set_bound`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NestedSet {
-    /// A true lower bound on every order's peak, at least the `floor` passed in.
-    pub bytes: u64,
-    /// False when `stop()` ended it early (then `bytes` is the floor).
-    pub complete: bool,
-    /// Maximum flows computed.
-    pub flows: usize,
-}
+/// The result of [`nested_set_bound`] (`complete`: false when `stop()` ended it early, and then
+/// `bytes` is the floor).
+pub type NestedSet = super::Computed;
 
 /// The nested-set bound of `set` (see the module comment) with the groups `groups` (sets of
 /// ops, e.g. [`super::last_of_set::alike_groups`]), or `floor` when it is not above it or the

@@ -75,7 +75,7 @@ pub fn rewrite_set_bound(
     if sets.is_empty() || orders.is_empty() || floor >= cap {
         return LastOfSet {
             bytes: floor,
-            set: None,
+            by: None,
             complete: true,
             flows: 0,
             hint: None,

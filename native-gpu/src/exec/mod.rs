@@ -14,9 +14,11 @@
 //! view's own shape (a reshape; strides are not modelled). Ops never write through a view, so
 //! every valid order computes bit-for-bit the same outputs.
 
+mod backend;
 pub mod cpu;
 pub mod cuda;
 pub mod data;
+mod error;
 pub mod kernel;
 
 use std::fmt;
@@ -26,6 +28,8 @@ use std::time::Instant;
 use peakorder::error::show_id;
 use peakorder::{Graph, OpIx};
 
+pub use backend::{Backend, Slot};
+pub use error::ExecError;
 pub use kernel::{prepare, Kernel, Prepared};
 
 /// Where to execute.
@@ -62,127 +66,6 @@ impl FromStr for Device {
                 "unknown device {s:?}; expected cpu or cuda"
             ))),
         }
-    }
-}
-
-/// Everything that can stop an execution.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExecError {
-    /// The graph or order cannot be executed as given (refused before anything runs).
-    BadInput(String),
-    /// An op's kind does not fit its tensors (refused before anything runs).
-    Unsupported { op: String, reason: String },
-    /// No CUDA driver library, or no CUDA device.
-    NoCuda(String),
-    /// The device ran out of memory; everything allocated was freed.
-    OutOfMemory {
-        what: String,
-        bytes: u64,
-        detail: String,
-    },
-    /// Any other CUDA failure (library, compilation, launch).
-    Cuda(String),
-    /// The backend broke the driver's contract (a bug).
-    Internal(String),
-}
-
-impl ExecError {
-    /// True for errors in the user's input (exit code 2), as opposed to the machine (exit code 1).
-    pub fn is_input_error(&self) -> bool {
-        matches!(self, ExecError::BadInput(_) | ExecError::Unsupported { .. })
-    }
-}
-
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExecError::BadInput(m) => f.write_str(m),
-            ExecError::Unsupported { op, reason } => {
-                write!(f, "cannot execute op {}: {reason}", show_id(op))
-            }
-            ExecError::NoCuda(m) => f.write_str(m),
-            ExecError::OutOfMemory {
-                what,
-                bytes,
-                detail,
-            } => write!(
-                f,
-                "the device ran out of memory allocating {bytes} bytes for {what} ({detail}); \
-                 everything allocated was freed"
-            ),
-            ExecError::Cuda(m) => write!(f, "CUDA error: {m}"),
-            ExecError::Internal(m) => write!(f, "internal executor error: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ExecError {}
-
-impl From<peakorder::Error> for ExecError {
-    fn from(e: peakorder::Error) -> Self {
-        ExecError::BadInput(e.to_string())
-    }
-}
-
-/// A place the driver allocates: a storage (indexed by its root tensor) or the running op's
-/// workspace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Slot {
-    Storage(u32),
-    Workspace,
-}
-
-/// What a backend does for the driver loop. Every method is told exactly which storage to touch;
-/// a backend makes no memory decisions of its own.
-pub trait Backend {
-    /// A line describing the device and its allocator, for reports.
-    fn describe(&self) -> String;
-    /// Called once before a run with every size the run will allocate, so a backend can learn
-    /// its allocator's rounding before measuring.
-    fn prepare(&mut self, sizes: &[u64]) -> Result<(), ExecError>;
-    /// Bytes the allocator really takes for a request of `bytes` (its documented rounding).
-    fn charge(&self, bytes: u64) -> u64;
-    /// Starts a measurement: nothing is allocated; the high-water mark is reset.
-    fn reset_peak(&mut self) -> Result<(), ExecError>;
-    /// Allocates `bytes` for `slot`. `what` names what it is for, e.g. `op "mm1_0"`, for
-    /// error messages.
-    fn alloc(&mut self, slot: Slot, bytes: u64, what: &dyn Fn() -> String)
-        -> Result<(), ExecError>;
-    /// Frees `slot`'s memory.
-    fn free(&mut self, slot: Slot) -> Result<(), ExecError>;
-    /// Writes `data` at the start of storage `slot`.
-    fn upload(&mut self, slot: Slot, data: &[u8]) -> Result<(), ExecError>;
-    /// Runs one op's kernel.
-    fn launch(&mut self, kernel: &Kernel) -> Result<(), ExecError>;
-    /// Waits until everything launched has finished.
-    fn sync(&mut self) -> Result<(), ExecError>;
-    /// The allocator's high-water mark since [`Backend::reset_peak`].
-    fn peak(&mut self) -> Result<u64, ExecError>;
-    /// Reads the first `bytes` bytes of `slot`.
-    fn download(&mut self, slot: Slot, bytes: u64) -> Result<Vec<u8>, ExecError>;
-    /// Frees everything still allocated (graph outputs, pinned inputs, or all of it after an
-    /// error). Must be safe to call more than once.
-    fn free_all(&mut self);
-
-    /// Arena mode: the alignment every offset in the arena must have, or `None` when the
-    /// backend has no arena mode.
-    fn arena_align(&self) -> Option<u64> {
-        None
-    }
-    /// Arena mode: allocates the one buffer of `bytes` that every storage and workspace of the
-    /// run is then placed in (counted like any allocation).
-    fn open_arena(&mut self, _bytes: u64, _what: &dyn Fn() -> String) -> Result<(), ExecError> {
-        Err(ExecError::BadInput(format!(
-            "{} has no arena mode",
-            self.describe()
-        )))
-    }
-    /// Arena mode: binds `slot` to `bytes` bytes at `offset` in the arena (nothing is
-    /// allocated); [`Backend::free`] unbinds it.
-    fn place(&mut self, slot: Slot, _offset: u64, _bytes: u64) -> Result<(), ExecError> {
-        Err(ExecError::Internal(format!(
-            "{slot:?} placed with no arena mode"
-        )))
     }
 }
 

@@ -27,7 +27,7 @@ from typing import Any, Dict, List
 import torch
 
 from ._api import plan
-from ._inductor import pass_uuid
+from ._uuid import pass_uuid
 
 try:  # torch >= 2.13: a pass Inductor's FX graph cache can key on
     from torch._inductor.custom_graph_pass import CustomSchedulerPass as _Base

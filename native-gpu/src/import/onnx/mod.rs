@@ -20,24 +20,17 @@ mod decode;
 pub mod dtype;
 mod error;
 pub mod infer;
+mod options;
 pub mod proto;
 mod resolve;
 mod scope;
 mod subgraph;
 mod tensor_data;
 
-use std::collections::BTreeMap;
-
 use peakorder::format::GraphSpec;
 
 pub use error::{Cause, Error, NoShape, Problem, Whose, INFER_SHAPES_CMD};
-
-/// How to import.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// Values for symbolic dimensions (`--assume-dim NAME=VALUE`).
-    pub assume_dims: BTreeMap<String, u64>,
-}
+pub use options::Options;
 
 /// Reads an ONNX model and returns the graph.
 pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, Error> {

@@ -290,7 +290,7 @@ pub mod type_proto {
         #[prost(int32, optional, tag = "1")]
         pub elem_type: Option<i32>,
         #[prost(message, optional, tag = "2")]
-        pub shape: Option<super::TensorShapeProto>,
+        pub shape: Option<super::tensor_shape_proto::TensorShapeProto>,
     }
 
     /// A non-tensor type; import only needs to know which kind it is.
@@ -314,13 +314,18 @@ pub mod type_proto {
     }
 }
 
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TensorShapeProto {
-    #[prost(message, repeated, tag = "1")]
-    pub dim: Vec<tensor_shape_proto::Dimension>,
-}
+pub use tensor_shape_proto::TensorShapeProto;
 
+/// `TensorShapeProto` and its nested message. The struct is defined in here (and re-exported above
+/// under its schema name) so that `type_proto::Tensor` names it without naming this file's top
+/// module, which names `type_proto` (no import circle: scripts/module-cycles.py).
 pub mod tensor_shape_proto {
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct TensorShapeProto {
+        #[prost(message, repeated, tag = "1")]
+        pub dim: Vec<Dimension>,
+    }
+
     #[derive(Clone, PartialEq, prost::Message)]
     pub struct Dimension {
         #[prost(oneof = "dimension::Value", tags = "1, 2")]

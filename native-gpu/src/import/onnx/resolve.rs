@@ -9,8 +9,7 @@ use std::rc::Rc;
 use super::decode::Decoded;
 use super::dtype;
 use super::error::{Error, Whose};
-use super::infer::ty::{Dim, Num, Ty};
-use super::infer::{FOLD_BUDGET, FOLD_LIMIT};
+use super::infer::ty::{Dim, Num, Ty, FOLD_BUDGET, FOLD_LIMIT};
 use super::proto::{
     tensor_shape_proto::dimension, type_proto, AttributeProto, NodeProto, TensorProto, TypeProto,
 };
@@ -39,7 +38,7 @@ pub struct Resolved<'a> {
     pub sources: HashMap<&'a str, Ty>,
     /// The `--assume-dim` names some shape in the file used.
     pub used_assumptions: BTreeSet<String>,
-    /// How many more elements folding may hold (`infer::FOLD_BUDGET` less the initializers').
+    /// How many more elements folding may hold (`infer::ty::FOLD_BUDGET` less the initializers').
     pub fold_budget: usize,
 }
 

@@ -2,8 +2,7 @@
 //! (`Constant` is read with the initializers, in `resolve`.)
 
 use super::node::{invalid, Fail, Node, Out};
-use super::ty::{count, Dim, Num, Ty};
-use super::FOLD_LIMIT;
+use super::ty::{count, Dim, Num, Ty, FOLD_LIMIT};
 use crate::import::onnx::dtype::{FLOAT, INT32};
 use crate::import::onnx::tensor_data;
 

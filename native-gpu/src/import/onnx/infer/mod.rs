@@ -31,12 +31,6 @@ use super::resolve::{self, Given, Resolved};
 use node::{Fail, Node};
 use ty::{Dim, Ty};
 
-/// The most elements one folded tensor may have.
-pub const FOLD_LIMIT: usize = 4096;
-/// The most elements all folded tensors together may have (about 50 MB): a hostile model with
-/// many large foldable tensors stops being folded instead of exhausting memory.
-pub const FOLD_BUDGET: usize = 1 << 21;
-
 pub struct Inferred<'a> {
     /// What is known about every tensor, the file's information merged in.
     pub types: HashMap<&'a str, Ty>,

@@ -4,6 +4,12 @@
 use std::fmt;
 use std::rc::Rc;
 
+/// The most elements one folded tensor may have (a [`Ty`] keeps elements up to this many).
+pub const FOLD_LIMIT: usize = 4096;
+/// The most elements all folded tensors together may have (about 50 MB): a hostile model with
+/// many large foldable tensors stops being folded instead of exhausting memory.
+pub const FOLD_BUDGET: usize = 1 << 21;
+
 /// One dimension.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Dim {
@@ -113,7 +119,7 @@ impl Ty {
     /// Attaches `value` when the shape is fully known and has as many elements, at most
     /// `FOLD_LIMIT`.
     pub fn with_value(mut self, value: Vec<Num>) -> Ty {
-        if value.len() <= super::FOLD_LIMIT
+        if value.len() <= FOLD_LIMIT
             && self.known_dims().and_then(|d| count(&d)) == Some(value.len() as u64)
         {
             self.value = Some(Rc::new(value));
@@ -148,5 +154,5 @@ pub fn count(dims: &[u64]) -> Option<u64> {
 pub fn small(t: &Ty) -> bool {
     t.known_dims()
         .and_then(|d| count(&d))
-        .is_some_and(|c| c <= super::FOLD_LIMIT as u64)
+        .is_some_and(|c| c <= FOLD_LIMIT as u64)
 }
