@@ -23,7 +23,7 @@ pub struct CompareArgs {
     graph: PathBuf,
     /// Also fit the plan into this many bytes with every recompute method (auto, exact,
     /// revolve, evict) side by side: a whole number of bytes or with a unit (64MiB).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     memory_limit: Option<String>,
     #[command(flatten)]
     limits: SearchLimits,

@@ -102,7 +102,7 @@ pub struct MemoryLimitArg {
     /// Fit the plan's peak (inputs included, as `simulate` counts it) into this many bytes,
     /// recomputing the least it can: a whole number of bytes or a number with a unit (64MiB,
     /// 1.5GiB, 2GB). Below the least limit any schedule reaches, exit 2 (`infeasible`).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     pub memory_limit: Option<String>,
     /// How a memory limit is met: auto (the chain optimum on training chains, the exact search
     /// on small graphs, else eviction), exact, revolve or evict.
