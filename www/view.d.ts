@@ -28,6 +28,21 @@ export interface ViewOptions {
   /** Fusion regions to outline in the DAG instead: arrays of op ids. */
   regions?: string[][];
   /**
+   * A memory limit: bytes, or text with a unit ("64MiB"). The view then plans the schedule within
+   * it that recomputes least (the npm `plan` option, docs/design.md §3), draws the limit as a line
+   * in the memory chart, shows it and the added cost in the summary, and marks the steps that run
+   * an op again. The controls' "memory limit" box sets it. Default: none.
+   */
+  memory_limit_bytes?: number | string | null;
+  /** How the limit is met: "auto" (default), "exact", "revolve" or "evict". */
+  recompute_method?: string | null;
+  /**
+   * A plan to show instead of planning: the plan object (e.g. `peakorder plan --json`, with or
+   * without a memory limit), or an order or schedule of op ids. Its peak is simulated again by
+   * the view; its other fields are shown as given.
+   */
+  plan?: { order: string[]; [key: string]: unknown } | string[] | null;
+  /**
    * A static memory layout to draw in the arena panel (offset × step): the `peakorder layout
    * --json` object (docs/layout.md); at least arena_bytes, lower_bound_bytes, optimal, method,
    * align, order, peak_bytes and buffers [{kind, id, offset, bytes, first_step, last_step}].
@@ -49,9 +64,20 @@ export interface FusionResult extends FusedSide {
 /** What the view computed: the plan (docs/design.md §3), both simulations, the indexed graph. */
 export interface ViewResult {
   plan: {
-    order: string[]; peak_bytes: number; inputs_bytes: number; lower_bound_bytes: number;
+    /** Op ids; with a memory limit (or a given schedule) an op may appear more than once. */
+    order: string[]; peak_bytes: number; inputs_bytes: number; lower_bound_bytes: number | null;
     optimal: boolean; method: string; program_order_peak_bytes: number | null; elapsed_ms: number;
+    /** With a memory limit (docs/design.md §3). */
+    memory_limit_bytes?: number; recompute_method?: string; added_cost?: number;
+    added_cost_lower_bound?: number; runs?: Record<string, number>; least_limit_bytes?: number;
+    least_limit_lower_bound_bytes?: number; least_limit_op?: string | null;
+    /** True when the plan was given (`plan` option), not planned by the view. */
+    given?: boolean;
   };
+  /** Which run of its op each planned step is (1: the first; 2 and up recompute). */
+  stepRun: Int32Array;
+  /** Each op's first step in the planned order. */
+  firstStep: Int32Array;
   program: Simulation | null;
   planned: Simulation;
   /** With `fuse`: the fusion, or null when it was refused (then `fusionError` says why). */
@@ -97,6 +123,8 @@ export interface BandAt {
   bytes: number;
   /** Bytes stacked below it there. */
   bottom: number;
+  /** Which run of its producer made it (2 and up: made again by a recomputation). */
+  run: number;
   /** Its rows at the step (y0 top, y1 bottom), the step's middle, and the stretch where it keeps that bottom. */
   y0: number; y1: number; x: number; x0: number; x1: number;
   color: string;
@@ -107,6 +135,8 @@ export interface Timeline {
   bandsAt(step: number): { bands: BandAt[]; other: { count: number; bytes: number } };
   /** The selected band's tensor id, or null. */
   selected(): string | null;
+  /** The steps that run an op again (its second or later run). */
+  recomputeSteps(): number[];
 }
 
 /** The anywidget model surface the view uses. */
@@ -116,7 +146,8 @@ export interface WidgetModel {
   off(event: string, callback: () => void): void;
 }
 
-/** anywidget entry: traits `graph` (JSON text), optional `method`, `budget_ms`, `controls`. */
+/** anywidget entry: traits `graph` (JSON text), optional `method`, `budget_ms`, `controls`, `fuse`,
+ * `memory_limit_bytes`. */
 export function render(context: { model: WidgetModel; el: HTMLElement }): () => void;
 
 /** Built-in example graphs. */

@@ -381,7 +381,7 @@ impl fmt::Display for Error {
                 bound,
                 op,
             } => {
-                let fb = crate::units::format_bytes;
+                let fb = crate::units::format::format_bytes;
                 match op {
                     Some(op) if limit < bound => write!(
                         f,
@@ -425,8 +425,8 @@ impl fmt::Display for Error {
             Error::PeakLimit { limit, best } => write!(
                 f,
                 "no fusion found keeps the peak within {limit} bytes ({}); the lowest peak found is {best} bytes ({})",
-                crate::units::format_bytes(*limit),
-                crate::units::format_bytes(*best)
+                crate::units::format::format_bytes(*limit),
+                crate::units::format::format_bytes(*best)
             ),
             Error::BadLayout { what, reason } => write!(f, "layout of {what}: {reason}"),
             Error::BadCsv { line, reason } => write!(f, "line {line}: {reason}"),

@@ -78,6 +78,21 @@ pub struct OpSpec {
     pub meta: Option<Map<String, Value>>,
 }
 
+impl OpSpec {
+    /// Its `cost`, 1 when absent; a negative or non-finite one is an error naming the op
+    /// (serde_json never yields NaN or an infinity, but a spec built in code can).
+    pub fn checked_cost(&self) -> Result<f64, Error> {
+        let cost = self.cost.unwrap_or(1.0);
+        if !cost.is_finite() || cost < 0.0 {
+            return Err(Error::InvalidOp {
+                op: self.id.clone(),
+                reason: format!("`cost` must be a finite non-negative number, got {cost}"),
+            });
+        }
+        Ok(cost)
+    }
+}
+
 /// A whole graph file.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct GraphSpec {

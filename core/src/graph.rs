@@ -322,21 +322,6 @@ impl Graph {
         Ok(order)
     }
 
-    /// Resolves a schedule given as op ids (an op may repeat: docs/design.md §1,
-    /// "Recomputation"), checking it as [`crate::recompute::check_schedule`] does.
-    pub fn schedule_from_ids<S: AsRef<str>>(&self, ids: &[S]) -> Result<Vec<OpIx>, Error> {
-        let mut schedule = Vec::with_capacity(ids.len());
-        for id in ids {
-            let id = id.as_ref();
-            schedule.push(
-                self.op_ix(id)
-                    .ok_or_else(|| Error::UnknownOp { op: id.to_string() })?,
-            );
-        }
-        crate::recompute::check_schedule(self, &schedule)?;
-        Ok(schedule)
-    }
-
     /// Checks that `order` lists every op once, each after its predecessors; the error names the
     /// first offending op.
     pub fn check_order(&self, order: &[OpIx]) -> Result<(), Error> {
@@ -704,15 +689,8 @@ fn build_op(
         tensors[t as usize].producer = Some(i as u32);
         outputs.push(t);
     }
-    let cost = o.cost.unwrap_or(1.0);
-    // serde_json never yields NaN or an infinity, but a spec built in code (Python dicts) can.
-    if !cost.is_finite() || cost < 0.0 {
-        return Err(Error::InvalidOp {
-            op: o.id,
-            reason: format!("`cost` must be a finite non-negative number, got {cost}"),
-        });
-    }
     Ok(Op {
+        cost: o.checked_cost()?, // first: the fields after it move out of `o`
         id: o.id,
         kind: o.kind.unwrap_or_else(|| "op".to_string()),
         inputs,
@@ -720,7 +698,6 @@ fn build_op(
         workspace: o.workspace.unwrap_or(0),
         fusible: o.fusible,
         attrs: o.attrs,
-        cost,
         recompute: o.recompute.unwrap_or(true),
         meta: o.meta,
     })

@@ -416,7 +416,7 @@ pub fn plan_hooked<'a>(
 
 /// Shares of the budget with a memory limit: the order first (it decides whether anything
 /// must be recomputed, and the eviction follows it), then the schedule, then the least limit.
-const ORDER_SHARE: f64 = 0.3;
+const ORDER_SHARE: f64 = 0.5;
 const SCHEDULE_SHARE: f64 = 0.6;
 
 /// Graphs this small go to the exact recompute search under `auto`.
@@ -610,9 +610,13 @@ fn evict_best(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome
 /// a schedule already found), with the best proven lower bound.
 fn least_limit(g: &Graph, order: &[OpIx], budget: &Budget, known: Option<u64>) -> Option<Least> {
     let mut best: Option<Least> = recompute::chain::least(g);
-    let mut offer = |l: Option<Least>| {
+    // A least limit proven (its peak meets its bound) needs no search.
+    if best.as_ref().is_some_and(|l| l.peak <= l.bound) {
+        return best;
+    }
+    let offer = |best: &mut Option<Least>, l: Option<Least>| {
         if let Some(l) = l {
-            best = Some(match best.take() {
+            *best = Some(match best.take() {
                 None => l,
                 Some(b) => {
                     let bound = b.bound.max(l.bound);
@@ -624,12 +628,12 @@ fn least_limit(g: &Graph, order: &[OpIx], budget: &Budget, known: Option<u64>) -
         }
     };
     if g.num_ops() <= EXACT_MAX_OPS {
-        offer(recompute::exact::least(
-            g,
-            &budget.share(0.5, budget.max_states),
-        ));
+        let l = recompute::exact::least(g, &budget.share(0.5, budget.max_states));
+        offer(&mut best, l);
     }
-    offer(recompute::evict::least(g, order, budget));
+    if !best.as_ref().is_some_and(|l| l.peak <= l.bound) {
+        offer(&mut best, recompute::evict::least(g, order, budget));
+    }
     if let (Some(b), Some(k)) = (best.as_mut(), known) {
         b.peak = b.peak.min(k);
     }

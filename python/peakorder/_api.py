@@ -7,6 +7,8 @@ far, as the CLI does, with an :class:`InterruptedWarning`."""
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import operator
 import os
 import warnings
@@ -60,6 +62,11 @@ def _graph_text(graph: GraphLike) -> Tuple[str, str]:
             raise _make("bad_json", "the graph cannot be converted to JSON: it is nested too deeply "
                         "or contains itself") from None
         except (TypeError, ValueError) as e:
+            # JSON has no NaN or infinity: a cost that is one is the core's invalid_op (as for a
+            # negative cost), naming the op, not a JSON error.
+            bad = _non_finite_cost(graph) if isinstance(e, ValueError) else None
+            if bad is not None:
+                raise bad from None
             raise _make("bad_json", f"the graph cannot be converted to JSON: {e}") from None
         return text, "graph"
     if isinstance(graph, (bytes, bytearray, memoryview)):
@@ -72,6 +79,31 @@ def _graph_text(graph: GraphLike) -> Tuple[str, str]:
         "invalid_argument",
         f"the graph must be a dict, JSON text or a path, got {type(graph).__name__}",
     )
+
+
+def _non_finite_cost(graph: Mapping) -> Optional[Exception]:
+    """The core's ``invalid_op`` error (its message) for the first op of a graph dict whose
+    ``cost`` is a NaN or an infinity, if one is."""
+    ops = graph.get("ops")
+    if not isinstance(ops, (list, tuple)):
+        return None
+    for i, op in enumerate(ops):
+        cost = op.get("cost") if isinstance(op, Mapping) else None
+        if isinstance(cost, numbers.Real) and not isinstance(cost, bool):
+            try:
+                x = float(cost)
+            except (TypeError, ValueError, OverflowError):
+                continue
+            if not math.isfinite(x):
+                op_id = op.get("id")
+                op_id = op_id if isinstance(op_id, str) else f"#{i}"
+                shown = "NaN" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+                return _make(
+                    "invalid_op",
+                    f"op {json.dumps(op_id)}: `cost` must be a finite non-negative number, got {shown}",
+                    {"op": op_id},
+                )
+    return None
 
 
 _ORDER_SHAPE = 'the order must be a list of op ids or a plan with an "order" list'
@@ -120,6 +152,8 @@ def plan(
     *,
     max_states: Optional[int] = None,
     max_memory_mb: Optional[int] = None,
+    memory_limit_bytes: Optional[Union[int, str]] = None,
+    recompute_method: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Plans an order for ``graph``; returns ``peakorder plan --json``'s dict: ``order`` (op ids),
     ``peak_bytes``, ``inputs_bytes``, ``lower_bound_bytes``, ``optimal`` (true only when proven),
@@ -130,13 +164,31 @@ def plan(
     ``method``: ``auto`` (default), ``liu``, ``exact``, ``greedy``, ``sp``, ``spize``, ``local``,
     ``inductor``, ``xla`` or ``program``. ``budget_ms``: time a search may take (default 100).
     ``max_states``: most states a search may expand (default 2,000,000). ``max_memory_mb``: most
-    memory the exact search's state table may hold (default 1024)."""
+    memory the exact search's state table may hold (default 1024).
+
+    ``memory_limit_bytes`` (an int, or text with a unit: ``"64MiB"``, ``"8GiB"``, ``"1.5GB"``; as
+    ``peakorder plan --memory-limit``): a bound on ``peak_bytes``, inputs included. The plan is
+    then the schedule within it with the least added cost: ``order`` may run an op more than once
+    (docs/design.md §3), and the dict gains ``memory_limit_bytes``, ``recompute_method`` (what
+    found the schedule: ``order`` when an order fits and nothing is recomputed, ``exact``,
+    ``revolve`` or ``evict``), ``added_cost`` (the sum of the ops' ``cost`` over their repeated
+    runs), ``added_cost_lower_bound`` (proven), ``runs`` (op id to how often it runs, for the ops
+    that run more than once), ``least_limit_bytes`` (the least peak any schedule was found to
+    reach), ``least_limit_lower_bound_bytes`` (a proven bound on it) and ``least_limit_op``.
+    ``optimal`` then says the added cost is proven least. A limit below the least limit raises
+    :class:`InfeasibleError` (code ``infeasible``), a malformed one :class:`ArgumentError` (code
+    ``bad_limit``). ``recompute_method``: ``auto`` (default), ``exact``, ``revolve`` or ``evict``;
+    only with ``memory_limit_bytes``."""
     text, _ = _graph_text(graph)
-    return _finish(*_native.plan(text, method, budget_ms, max_states, max_memory_mb))
+    return _finish(*_native.plan(text, method, budget_ms, max_states, max_memory_mb,
+                                 memory_limit_bytes, recompute_method))
 
 
 def simulate(graph: GraphLike, order: OrderLike) -> Dict[str, Any]:
-    """Memory at every step of ``order`` on ``graph``: ``peakorder simulate --json``'s dict,
+    """Memory at every step of ``order`` on ``graph``: ``peakorder simulate --json``'s dict.
+    ``order`` may be a schedule, in which an op runs more than once (a plan with a memory limit;
+    docs/design.md §1 "Recomputation"); an op with ``recompute: false`` run again raises
+    :class:`OrderError` (code ``not_recomputable``). The dict:
     ``peak_bytes``, ``inputs_bytes``, ``peak_step`` (index into ``steps``, ``None`` when the peak
     is at the start), ``live_at_peak`` (tensor ids) and ``steps`` (``op``, ``during_bytes``,
     ``after_bytes``)."""

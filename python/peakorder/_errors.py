@@ -26,6 +26,10 @@ class PeakorderError(ValueError):
     limit_bytes: Optional[int]
     best_bytes: Optional[int]
     line: Optional[int]
+    least_limit_bytes: Optional[int]
+    least_limit_lower_bound_bytes: Optional[int]
+    runs: Optional[int]
+    value: Optional[str]
 
     def __init__(self, message: str, code: str = "error", **fields: Any) -> None:
         super().__init__(message)
@@ -46,8 +50,19 @@ class GraphError(PeakorderError):
 
 
 class OrderError(PeakorderError):
-    """An order does not fit the graph: an unknown, repeated or missing op, or an op before the
-    producer of one of its inputs."""
+    """An order or a schedule does not fit the graph: an unknown, repeated or missing op, an op
+    before the producer of one of its inputs, an op with ``recompute: false`` run again
+    (``not_recomputable``: ``op`` and ``runs``), or a view read after its storage was computed
+    again without being made again itself (``stale_view``: the ``op`` that reads it, the view as
+    ``tensor`` and the tensor it aliases as ``alias_of``)."""
+
+
+class InfeasibleError(PeakorderError):
+    """No schedule fits the ``memory_limit_bytes`` of :func:`peakorder.plan` (code
+    ``infeasible``): ``limit_bytes`` is the limit, ``least_limit_bytes`` the least peak any
+    schedule was found to reach (plan again with at least that), ``least_limit_lower_bound_bytes``
+    a proven lower bound on every schedule's peak, and ``op`` the op that forces the bound while it
+    runs, when the limit is below it (else ``None``): the same names as the plan's fields."""
 
 
 class MethodError(PeakorderError):
@@ -61,7 +76,8 @@ class FusionError(PeakorderError):
 
 
 class ArgumentError(PeakorderError, TypeError):
-    """An argument of the wrong type or value (an option, the order's shape); also a
+    """An argument of the wrong type or value (an option, the order's shape, a malformed
+    ``memory_limit_bytes``: code ``bad_limit`` with the ``value`` as given); also a
     ``TypeError``."""
 
 
@@ -80,7 +96,7 @@ class InterruptedWarning(UserWarning):
 
 
 _FIELDS = ("op", "tensor", "alias_of", "ops", "tensors", "region", "limit_bytes", "best_bytes",
-           "line")
+           "line", "least_limit_bytes", "least_limit_lower_bound_bytes", "runs", "value")
 
 # Each stable code's family; codes not listed (added later) are plain PeakorderErrors.
 _FAMILY: Dict[str, type] = {
@@ -101,11 +117,17 @@ _FAMILY: Dict[str, type] = {
         ),
         GraphError,
     ),
-    **dict.fromkeys(("unknown_op", "repeated_op", "missing_op", "not_topological"), OrderError),
+    **dict.fromkeys(
+        ("unknown_op", "repeated_op", "missing_op", "not_topological", "not_recomputable",
+         "stale_view"),
+        OrderError,
+    ),
     **dict.fromkeys(("unknown_method", "not_applicable"), MethodError),
     **dict.fromkeys(("bad_region", "region_cycle", "peak_limit"), FusionError),
     **dict.fromkeys(("bad_csv", "bad_layout"), LayoutError),
+    "infeasible": InfeasibleError,
     "invalid_argument": ArgumentError,
+    "bad_limit": ArgumentError,
     "report_unavailable": ReportError,
 }
 

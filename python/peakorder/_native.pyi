@@ -1,6 +1,6 @@
 # Types of the native extension (python/src/lib.rs). Call it through the `peakorder` package
 # (peakorder/_api.py), which reads graphs and orders and issues the interruption warning.
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -10,6 +10,8 @@ def plan(
     budget_ms: Optional[float] = None,
     max_states: Optional[int] = None,
     max_memory_mb: Optional[int] = None,
+    memory_limit_bytes: Optional[Union[int, str]] = None,
+    recompute_method: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], bool]: ...
 def simulate(graph_json: str, order: List[str]) -> Dict[str, Any]: ...
 def compare(

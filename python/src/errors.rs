@@ -18,6 +18,7 @@ pub mod codes {
 pub enum Field<'a> {
     Id(&'a str),
     Ids(&'a [String]),
+    /// A whole number (a Python int): byte counts, line numbers, run counts.
     Bytes(u64),
 }
 
@@ -87,6 +88,28 @@ pub fn coded(e: &peakorder::Error) -> Coded<'_> {
         E::PeakLimit { limit, best } => {
             vec![("limit_bytes", Bytes(*limit)), ("best_bytes", Bytes(*best))]
         }
+        // The plan's names for the same numbers (docs/design.md §3).
+        E::Infeasible {
+            limit,
+            least,
+            bound,
+            op,
+        } => {
+            let mut f = vec![
+                ("limit_bytes", Bytes(*limit)),
+                ("least_limit_bytes", Bytes(*least)),
+                ("least_limit_lower_bound_bytes", Bytes(*bound)),
+            ];
+            f.extend(op.iter().map(|op| ("op", Id(op))));
+            f
+        }
+        E::NotRecomputable { op, runs } => vec![("op", Id(op)), ("runs", Bytes(*runs as u64))],
+        E::StaleView { op, tensor, base } => {
+            let mut f: Vec<_> = op.iter().map(|op| ("op", Id(op))).collect();
+            f.extend([("tensor", Id(tensor)), ("alias_of", Id(base))]);
+            f
+        }
+        E::BadLimit { value, .. } => vec![("value", Id(value))],
         // Other variants (and those added later) carry their details in the message.
         #[allow(unreachable_patterns)]
         _ => Vec::new(),

@@ -40,9 +40,12 @@ fn parse(graph_json: &str) -> Result<Graph, peakorder::Error> {
 }
 
 /// Plans a graph (JSON text): the `peakorder plan --json` dict, and whether Ctrl-C cut the
-/// search short.
+/// search short. With `memory_limit_bytes` (an int or text such as "8GiB"), the schedule within
+/// it that recomputes least, by `recompute_method` (docs/design.md §3).
 #[pyfunction]
-#[pyo3(signature = (graph_json, method=None, budget_ms=None, max_states=None, max_memory_mb=None))]
+#[pyo3(signature = (graph_json, method=None, budget_ms=None, max_states=None, max_memory_mb=None,
+                    memory_limit_bytes=None, recompute_method=None))]
+#[allow(clippy::too_many_arguments)]
 fn plan<'py>(
     py: Python<'py>,
     graph_json: String,
@@ -50,12 +53,24 @@ fn plan<'py>(
     budget_ms: Option<&Bound<'py, PyAny>>,
     max_states: Option<&Bound<'py, PyAny>>,
     max_memory_mb: Option<&Bound<'py, PyAny>>,
+    memory_limit_bytes: Option<&Bound<'py, PyAny>>,
+    recompute_method: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, bool)> {
     let method = options::method_name(py, method)?;
     let mut opts = options::plan_options(py, budget_ms, max_states, max_memory_mb)?;
+    opts.memory_limit = options::memory_limit(py, memory_limit_bytes)?;
+    let recompute = options::recompute_method_name(py, recompute_method)?;
+    // It chooses how a limit is met: refused, not ignored, without one (as the CLI's flag).
+    if recompute.is_some() && opts.memory_limit.is_none() {
+        return Err(errors::invalid(
+            py,
+            "recompute_method applies with memory_limit_bytes",
+        ));
+    }
     let done = run_interruptible(py, |cancel: &AtomicBool| {
         let g = parse(&graph_json)?;
         opts.method = options::parse_method(method.as_deref())?;
+        opts.recompute_method = options::parse_recompute_method(recompute.as_deref())?;
         let hooks = Hooks {
             cancel: Some(cancel),
             progress: None,
@@ -66,7 +81,8 @@ fn plan<'py>(
     Ok((to_python(py, &plan)?, done.interrupted))
 }
 
-/// Simulates an order (op ids) on a graph: the `peakorder simulate --json` dict.
+/// Simulates an order or a schedule (op ids; an op may repeat: docs/design.md §1
+/// "Recomputation") on a graph: the `peakorder simulate --json` dict.
 #[pyfunction]
 fn simulate<'py>(
     py: Python<'py>,
@@ -76,8 +92,8 @@ fn simulate<'py>(
     let sim = py
         .detach(|| {
             let g = parse(&graph_json)?;
-            let order = g.order_from_ids(&order)?;
-            peakorder::simulate(&g, &order)
+            let schedule = g.schedule_from_ids(&order)?;
+            peakorder::recompute::simulate_schedule(&g, &schedule)
         })
         .map_err(|e| to_py(py, &e))?;
     to_python(py, &sim)

@@ -4,11 +4,12 @@
 //! the option, never a silently clamped value.
 
 use peakorder::fusion::FuseOptions;
+use peakorder::recompute::RecomputeMethod;
 use peakorder::{Method, PlanOptions};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString};
+use pyo3::types::{PyBool, PyFloat, PyString};
 
-use crate::errors::invalid;
+use crate::errors::{invalid, to_py};
 
 /// `budget_ms`: a finite number >= 0.
 pub fn budget_ms(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
@@ -58,6 +59,60 @@ pub fn method_name(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Opt
     v.extract::<String>()
         .map(Some)
         .map_err(|_| invalid(py, format!("method must be a string, got {}", repr(v))))
+}
+
+/// `memory_limit_bytes`: a whole number of bytes (an int, or anything with `__index__`), or text
+/// with a unit (`"8GiB"`) read by the core's [`peakorder::units::parse_bytes`], as the CLI's
+/// `--memory-limit`. Anything else is the core's `bad_limit`, naming the value.
+pub fn memory_limit(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(v) = v else { return Ok(None) };
+    let bad = |reason: &str| {
+        to_py(
+            py,
+            &peakorder::Error::BadLimit {
+                value: repr(v),
+                reason: reason.into(),
+            },
+        )
+    };
+    if v.is_instance_of::<PyString>() {
+        let text: String = v.extract()?;
+        return peakorder::units::parse_bytes(&text)
+            .map(Some)
+            .map_err(|e| to_py(py, &e));
+    }
+    // A bool is an int to Python, and a float has no __index__: both refused, not rounded.
+    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyFloat>() {
+        return Err(bad(
+            "expected a whole number of bytes (an int) or text with a unit (\"64MiB\", \"8GiB\")",
+        ));
+    }
+    v.extract::<u64>().map(Some).map_err(|_| {
+        bad("expected a whole number of bytes >= 0 below 2^64, or text with a unit (\"64MiB\")")
+    })
+}
+
+/// `recompute_method`: a string. Whether it names a method is checked after the graph is read,
+/// as for `method` ([`parse_recompute_method`]).
+pub fn recompute_method_name(
+    py: Python<'_>,
+    v: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<String>> {
+    let Some(v) = v else { return Ok(None) };
+    v.extract::<String>().map(Some).map_err(|_| {
+        invalid(
+            py,
+            format!("recompute_method must be a string, got {}", repr(v)),
+        )
+    })
+}
+
+/// A recompute method name of [`RecomputeMethod::ALL`]; `None` is the CLI's default.
+pub fn parse_recompute_method(name: Option<&str>) -> Result<RecomputeMethod, peakorder::Error> {
+    match name {
+        None => Ok(RecomputeMethod::default()),
+        Some(name) => name.parse(),
+    }
 }
 
 /// The options of `plan` and `compare`, the CLI's defaults where not given.

@@ -237,7 +237,6 @@ def test_simulate_takes_a_plan_from_plan():
 def test_simulate_refuses_orders_that_do_not_fit_the_graph():
     cases = [
         (["p1", "q1", "p2", "q2", "nope"], "unknown_op", "nope", None),
-        (["p1", "p1", "q1", "p2", "q2", "j"], "repeated_op", "p1", None),
         (["p1", "q1", "p2", "q2"], "missing_op", "j", None),
         (["q1", "p1", "p2", "q2", "j"], "not_topological", "q1", "h1"),
     ]
@@ -245,6 +244,24 @@ def test_simulate_refuses_orders_that_do_not_fit_the_graph():
         with pytest.raises(peakorder.OrderError) as e:
             peakorder.simulate(FORK, order)
         assert (e.value.code, e.value.op, e.value.tensor) == (code, op, tensor), str(e.value)
+
+
+def test_simulate_takes_a_schedule_that_runs_an_op_again():
+    # A repeat is a schedule (docs/design.md §1 "Recomputation"): p1's first h1 is read by
+    # nothing before p1 runs again, so it is freed at once; the second is q1's.
+    s = peakorder.simulate(FORK, ["p1", "p1", "q1", "p2", "q2", "j"])
+    assert [(x["op"], x["during_bytes"], x["after_bytes"]) for x in s["steps"]] == [
+        ("p1", 108, 8), ("p1", 108, 108), ("q1", 109, 9), ("p2", 109, 109), ("q2", 110, 10),
+        ("j", 11, 9),
+    ]
+    assert (s["peak_bytes"], s["peak_step"]) == (110, 4)
+    # An op that must run once may not run again.
+    g = json.loads(FORK.read_text())
+    g["ops"][0]["recompute"] = False
+    with pytest.raises(peakorder.OrderError) as e:
+        peakorder.simulate(g, ["p1", "p1", "q1", "p2", "q2", "j"])
+    assert (e.value.code, e.value.op, e.value.runs) == ("not_recomputable", "p1", 2), str(e.value)
+    assert peakorder.simulate(g, ORDER)["peak_bytes"] == 110
 
 
 @pytest.mark.parametrize("order", [[1, 2], {"steps": []}, 5, ["p1", None], "[1, 2]", '{"order": "p1"}'])

@@ -112,11 +112,13 @@ def test_every_stable_code_has_its_family():
         peakorder.GraphError: {"bad_json", "bad_format", "invalid_tensor", "invalid_op", "duplicate_id",
                                "unknown_tensor", "produced_twice", "cycle", "alias_cycle",
                                "size_overflow", "unknown_output", "too_large"},
-        peakorder.OrderError: {"unknown_op", "repeated_op", "missing_op", "not_topological"},
+        peakorder.OrderError: {"unknown_op", "repeated_op", "missing_op", "not_topological",
+                               "not_recomputable", "stale_view"},
         peakorder.MethodError: {"unknown_method", "not_applicable"},
         peakorder.FusionError: {"bad_region", "region_cycle", "peak_limit"},
         peakorder.LayoutError: {"bad_csv", "bad_layout"},
-        peakorder.ArgumentError: {"invalid_argument"},
+        peakorder.InfeasibleError: {"infeasible"},
+        peakorder.ArgumentError: {"invalid_argument", "bad_limit"},
         peakorder.ReportError: {"report_unavailable"},
     }
     assert set().union(*families.values()) == set(_errors.CODES)

@@ -1,8 +1,9 @@
 // The memory timeline's lifetimes (www/src/lifetimes.js) against the core's simulator (the wasm
 // `simulate`), on thousands of small random graphs with views, donated and pinned inputs, graph
 // outputs (views among them), unread outputs, zero-byte tensors, repeated inputs and workspace,
-// each in a random valid order: at every step the stacked bands are exactly `during` (and, once
-// the step's frees are done, `after`), and the bands at the peak are exactly `live_at_peak`.
+// each in a random valid order and in a random schedule that runs some ops again (docs/design.md
+// §1 "Recomputation"): at every step the stacked bands are exactly `during` (and, once the step's
+// frees are done, `after`), and the bands at the peak are exactly `live_at_peak`.
 // Runs in Node (no browser); a failure names its seed and prints the graph.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,8 +76,69 @@ function randomOrder(model, r) {
   return order;
 }
 
-test('lifetimes stack up to the simulator at every step, on 4,000 random graphs', () => {
+/** The order with 1-3 ops run again at random later steps (valid or not: the core decides). */
+function randomSchedule(order, r) {
+  const s = [...order];
+  for (let j = 0, k = 1 + Math.floor(r() * 3); j < k && s.length; j++) {
+    const at = Math.floor(r() * s.length);
+    const later = at + 1 + Math.floor(r() * (s.length - at));
+    s.splice(later, 0, s[at]);
+  }
+  return s;
+}
+
+/** Checks the lifetimes of `order` (op indices) against the simulator's `sim`. */
+function checkAgainst(model, order, sim, what) {
+  const life = lifetimes(model, order);
+  const T = model.tensors;
+  const { tensor, start, end, run } = life.inst;
+  const ws = (k) => model.ops[order[k]].workspace;
+  // At the start: the graph inputs.
+  const atStart = liveAt(model, life, null).reduce((a, t) => a + T[t].bytes, 0);
+  assert.equal(atStart, sim.inputs_bytes, `inputs, ${what}`);
+  const runs = new Map();
+  for (let k = 0; k < order.length; k++) {
+    runs.set(order[k], (runs.get(order[k]) || 0) + 1);
+    assert.equal(life.stepRun[k], runs.get(order[k]), `run of step ${k}, ${what}`);
+    let during = 0;
+    let after = 0;
+    for (let i = 0; i < tensor.length; i++) {
+      if (start[i] <= k && k < end[i]) during += T[tensor[i]].bytes;
+      if (start[i] <= k && k + 1 < end[i]) after += T[tensor[i]].bytes;
+    }
+    for (let j = 0; j < life.ws.op.length; j++) {
+      if (life.ws.step[j] === k) {
+        assert.equal(life.ws.op[j], order[k], `workspace op of step ${k}, ${what}`);
+        assert.equal(life.ws.run[j], life.stepRun[k], `workspace run of step ${k}, ${what}`);
+        during += model.ops[order[k]].workspace;
+      }
+    }
+    assert.equal(during, sim.during[k], `during step ${k}, ${what}`);
+    assert.equal(after, sim.after[k], `after step ${k}, ${what}`);
+    assert.equal(life.wsStart[order[k]] >= 0, ws(k) > 0, `workspace step ${k}, ${what}`);
+  }
+  // Each instance is made by the run it says, and instances of one storage never overlap.
+  for (let i = 0; i < tensor.length; i++) {
+    const t = T[tensor[i]];
+    if (t.producer < 0) {
+      assert.equal(start[i], 0);
+      assert.equal(run[i], 1);
+    } else {
+      assert.equal(order[start[i]], t.producer, `instance ${i} made by its producer, ${what}`);
+      assert.equal(run[i], life.stepRun[start[i]], `instance ${i} run, ${what}`);
+    }
+    for (let j = i + 1; j < tensor.length; j++) {
+      if (tensor[j] === tensor[i]) assert.ok(end[i] <= start[j], `instances of ${t.id} overlap, ${what}`);
+    }
+  }
+  const live = liveAt(model, life, sim.peak_step).map((t) => T[t].id).sort();
+  assert.deepEqual(live, [...sim.live_at_peak].sort(), `live at the peak, ${what}`);
+}
+
+test('lifetimes stack up to the simulator at every step, on 4,000 random graphs and schedules', () => {
   let checked = 0;
+  let schedules = 0;
+  let repeats = 0;
   for (let seed = 1; seed <= 4000; seed++) {
     const g = randomGraph(seed);
     let st;
@@ -96,29 +158,26 @@ test('lifetimes stack up to the simulator at every step, on 4,000 random graphs'
     } catch (e) {
       throw new Error(`${e.message}: ${what}`);
     }
-    const life = lifetimes(model, order);
-    const T = model.tensors;
-    const ws = (k) => model.ops[order[k]].workspace;
-    // At the start: the graph inputs.
-    const atStart = liveAt(model, life, null).reduce((a, t) => a + T[t].bytes, 0);
-    assert.equal(atStart, sim.inputs_bytes, `inputs, ${what}`);
-    for (let k = 0; k < order.length; k++) {
-      let during = ws(k);
-      let after = 0;
-      for (let t = 0; t < T.length; t++) {
-        if (life.start[t] < 0) continue;
-        if (life.start[t] <= k && k < life.end[t]) during += T[t].bytes;
-        if (life.start[t] <= k && k + 1 < life.end[t]) after += T[t].bytes;
-      }
-      assert.equal(during, sim.during[k], `during step ${k}, ${what}`);
-      assert.equal(after, sim.after[k], `after step ${k}, ${what}`);
-      assert.equal(life.wsStart[order[k]], ws(k) > 0 ? k : -1, `workspace step ${k}, ${what}`);
-    }
-    const live = liveAt(model, life, sim.peak_step).map((t) => T[t].id).sort();
-    assert.deepEqual(live, [...sim.live_at_peak].sort(), `live at the peak, ${what}`);
+    checkAgainst(model, order, sim, what);
     checked += 1;
+    // The same graph in a schedule that runs ops again, where the core finds it valid (a view
+    // read after its storage was made again, without being made again itself, is not).
+    const schedule = randomSchedule(order, r);
+    const sids = schedule.map((v) => model.ops[v].id);
+    let ssim;
+    try {
+      ssim = po.simulate(g, sids);
+    } catch (e) {
+      assert.equal(e.code, 'stale_view', `${e.message}: ${what} schedule ${JSON.stringify(sids)}`);
+      continue;
+    }
+    checkAgainst(model, schedule, ssim, `${what} schedule ${JSON.stringify(sids)}`);
+    schedules += 1;
+    repeats += schedule.length - order.length;
   }
   assert.ok(checked > 3000, `only ${checked} random graphs were valid`);
+  assert.ok(schedules > 2000, `only ${schedules} random schedules were valid`);
+  assert.ok(repeats > 3000, `only ${repeats} repeated runs`);
 });
 
 test('the model takes its sizes from the core (dtype sizes are not re-derived)', () => {

@@ -146,7 +146,6 @@ test('simulate refuses bad orders with the right codes', () => {
   const g = seedGraph(2);
   const order = po.plan(g).order;
   assertThrowsCode(() => po.simulate(g, order.slice(0, -1)), 'missing_op');
-  assertThrowsCode(() => po.simulate(g, [...order, order[0]]), 'repeated_op');
   assertThrowsCode(() => po.simulate(g, ['nope', ...order]), 'unknown_op', '"nope"');
   assertThrowsCode(() => po.simulate(g, [...order].reverse()), 'not_topological');
   assertThrowsCode(() => po.simulate(g, [1, 2]), 'invalid_argument');
@@ -155,6 +154,30 @@ test('simulate refuses bad orders with the right codes', () => {
   assertThrowsCode(() => po.simulate(g, undefined), 'invalid_argument');
   assertThrowsCode(() => po.simulate(g, '[oops'), 'bad_json');
   assertThrowsCode(() => po.simulate(cyclicGraph(), []), 'cycle');
+});
+
+test('simulate takes a schedule: a repeated op runs again (docs/design.md §1 "Recomputation")', () => {
+  const g = seedGraph(2);
+  const order = po.plan(g).order;
+  const once = po.simulate(g, order);
+  // The first op (a relu of a graph input, which stays live) again at the end: it makes its
+  // 0.25 MiB output again, which nothing reads, so it is freed right after.
+  const again = po.simulate(g, [...order, order[0]]);
+  assert.equal(again.steps.length, order.length + 1);
+  assert.deepEqual(again.steps.slice(0, -1), once.steps);
+  const last = again.steps[order.length];
+  assert.equal(last.op, order[0]);
+  assert.equal(last.during_bytes, once.steps[order.length - 1].after_bytes + MiB / 4);
+  assert.equal(last.after_bytes, once.steps[order.length - 1].after_bytes);
+  assert.equal(again.peak_bytes, Math.max(once.peak_bytes, last.during_bytes));
+  assert.equal(again.during.length, order.length + 1);
+  // An op that must run once may not run again; the error names it and how often it ran.
+  const g1 = seedGraph(2);
+  g1.ops.find((o) => o.id === order[0]).recompute = false;
+  const e = assertThrowsCode(() => po.simulate(g1, [...order, order[0]]), 'not_recomputable', JSON.stringify(order[0]));
+  assert.equal(e.op, order[0]);
+  assert.equal(e.runs, 2);
+  assert.equal(po.simulate(g1, order).peak_bytes, once.peak_bytes);
 });
 
 test('compare: every method, the compare --json shape', () => {

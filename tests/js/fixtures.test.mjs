@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import * as po from 'peakorder';
 import { CASES, haveCli, cliJson, CLI, assertThrowsCode } from './helpers.mjs';
@@ -11,6 +12,16 @@ import { CASES, haveCli, cliJson, CLI, assertThrowsCode } from './helpers.mjs';
 // A budget no fixture's search comes near, and the state limit that stops it instead.
 const NO_CLOCK_MS = 600_000;
 const STATES = 200_000;
+
+// Whether the CLI plans with a memory limit (builds before issue #29's surfaces do not).
+const cliLimits = haveCli && (() => {
+  try {
+    execFileSync(CLI, ['plan', join(CASES, 'diamond.json'), '--memory-limit', '1GiB', '--json'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 const graphs = existsSync(CASES)
   ? readdirSync(CASES).filter((f) => f.endsWith('.json')).sort()
@@ -71,6 +82,46 @@ for (const file of graphs) {
       delete ws.during;
       delete ws.after;
       assert.deepEqual(ws, ns);
+    }
+  });
+
+  // With a memory limit (docs/design.md §3): at the order's peak, at the least limit, half way
+  // between them, and below it (infeasible), the same plan or the same refusal, and the same
+  // simulation of the schedule.
+  test(`${file}: same plans with a memory limit as the native CLI`, { skip: cliLimits ? false : `${CLI} has no --memory-limit` }, () => {
+    const budget = ['--budget-ms', String(NO_CLOCK_MS), '--max-states', String(STATES)];
+    const opts = { budget_ms: NO_CLOCK_MS, max_states: STATES };
+    const free = po.plan(text, opts);
+    const top = po.plan(text, { ...opts, memory_limit_bytes: free.peak_bytes });
+    const least = top.least_limit_bytes;
+    const limits = [free.peak_bytes, least, Math.floor((least + free.peak_bytes) / 2)];
+    if (top.least_limit_lower_bound_bytes > 0) limits.push(top.least_limit_lower_bound_bytes - 1);
+    for (const limit of limits) {
+      let wasm;
+      let werr;
+      try {
+        wasm = po.plan(text, { ...opts, memory_limit_bytes: limit });
+      } catch (e) {
+        werr = e;
+      }
+      let native;
+      try {
+        native = cliJson(['plan', path, '--json', '--memory-limit', String(limit), ...budget]);
+      } catch (e) {
+        assert.ok(werr, `${limit}: the CLI refused (${e.stderr}) but npm planned`);
+        assert.equal(e.status, 2, `${limit}: exit code`);
+        assert.ok(String(e.stderr).includes(werr.message), `${limit}: ${e.stderr} vs ${werr.message}`);
+        continue;
+      }
+      assert.ok(!werr, `${limit}: npm refused (${werr && werr.message}) but the CLI planned`);
+      delete wasm.elapsed_ms;
+      delete native.elapsed_ms;
+      assert.deepEqual(wasm, native, `limit ${limit}`);
+      const ws = po.simulate(text, wasm.order);
+      const ns = cliJson(['simulate', path, '-', '--json'], JSON.stringify(native.order));
+      delete ws.during;
+      delete ws.after;
+      assert.deepEqual(ws, ns, `limit ${limit}: the schedule's simulation`);
     }
   });
 }

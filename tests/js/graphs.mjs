@@ -89,3 +89,24 @@ export function randomGraph(n, seed = 1) {
   }
   return { format: 'peakorder/1', tensors, ops, outputs: [tensors[tensors.length - 1].id] };
 }
+
+/**
+ * A homogeneous chain training graph (core/src/generators/chain_train.rs): forward f1..fn over
+ * activations a1..an, a loss against the donated target y, backward bn..b1 over gradients, every
+ * tensor `bytes`; the output is g0. `limit(s)` is the least limit with s activation slots.
+ */
+export function chainTrainGraph(n, bytes = 8) {
+  const tensors = [{ id: 'a0', bytes }, { id: 'y', bytes, donated: true }];
+  const ops = [];
+  for (let i = 1; i <= n; i++) {
+    tensors.push({ id: `a${i}`, bytes });
+    ops.push({ id: `f${i}`, kind: 'relu', inputs: [`a${i - 1}`], outputs: [`a${i}`] });
+  }
+  tensors.push({ id: `g${n}`, bytes });
+  ops.push({ id: 'loss', kind: 'add', inputs: [`a${n}`, 'y'], outputs: [`g${n}`] });
+  for (let i = n; i >= 1; i--) {
+    tensors.push({ id: `g${i - 1}`, bytes });
+    ops.push({ id: `b${i}`, kind: 'mul', inputs: [`a${i - 1}`, `g${i}`], outputs: [`g${i - 1}`] });
+  }
+  return { tensors, ops, outputs: ['g0'], limit: (s) => bytes + (s + 2) * bytes };
+}

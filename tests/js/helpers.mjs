@@ -24,7 +24,7 @@ export const CODES = new Set([
   'produced_twice', 'cycle', 'alias_cycle', 'size_overflow', 'unknown_output', 'unknown_op',
   'repeated_op', 'missing_op', 'not_topological', 'unknown_method', 'not_applicable',
   'too_large', 'invalid_argument', 'bad_region', 'region_cycle', 'peak_limit', 'bad_layout',
-  'bad_csv',
+  'bad_csv', 'infeasible', 'not_recomputable', 'stale_view', 'bad_limit',
 ]);
 
 /** Asserts `f` throws a PeakorderError with `code` (and, if given, a message containing `mentions`). */

@@ -80,7 +80,14 @@ test('hostile JS values throw only coded errors', () => {
   ];
   const orders = [undefined, null, 1, 'x', [null], [1n], cyclic, { order: 'x' }, { order: [1] }, [[]], throwingGetter];
   const options = [undefined, null, 1, 'x', [], { method: 1 }, { budget_ms: Infinity }, { max_states: 2 ** 64 },
-    { max_states: -1 }, { max_memory_mb: -1 }, { max_memory_mb: 1.5 }, { max_memory_mb: 'x' }, { budget_ms: 1n }, cyclic, throwingGetter, { method: 'x'.repeat(100000) }];
+    { max_states: -1 }, { max_memory_mb: -1 }, { max_memory_mb: 1.5 }, { max_memory_mb: 'x' }, { budget_ms: 1n }, cyclic, throwingGetter, { method: 'x'.repeat(100000) },
+    // Memory limits (plan only; compare refuses them): every malformed or extreme value.
+    { memory_limit_bytes: -1 }, { memory_limit_bytes: NaN }, { memory_limit_bytes: 1.5 }, { memory_limit_bytes: 2 ** 64 },
+    { memory_limit_bytes: 0 }, { memory_limit_bytes: 1 }, { memory_limit_bytes: '18446744073709551615' },
+    { memory_limit_bytes: '18446744073709551616' }, { memory_limit_bytes: '1e400' }, { memory_limit_bytes: '∞ MiB' },
+    { memory_limit_bytes: 'x'.repeat(100000) }, { memory_limit_bytes: 10n }, { memory_limit_bytes: [1] },
+    { memory_limit_bytes: '3MiB', recompute_method: 'revolve' }, { memory_limit_bytes: '3MiB', recompute_method: null },
+    { memory_limit_bytes: 3 * 2 ** 20, recompute_method: 'exact', budget_ms: 0 }, { recompute_method: 'evict' }];
   for (const v of values) {
     for (const o of orders) poke(v, o, undefined);
     stillWorks();
@@ -100,7 +107,7 @@ test('random mutations of valid graphs throw only coded errors', () => {
   const int = (k) => Math.floor(r() * k);
   const junk = [
     -1, 0, 1.5, 2 ** 53, 2 ** 63, 2 ** 64, '', 'x', 'relu1_0', 't0_0', null, true, [], {}, ['a0'],
-    { id: 'z' }, 'f32', 'peakorder/1',
+    { id: 'z' }, 'f32', 'peakorder/1', NaN, Infinity, -Infinity, false,
   ];
   const pick = (a) => a[int(a.length)];
   const base = [seedGraph(3), randomGraph(30, 5)];
@@ -113,7 +120,7 @@ test('random mutations of valid graphs throw only coded errors', () => {
         ...(Array.isArray(g.ops) ? g.ops : [])].filter((t) => t !== null && typeof t === 'object');
       if (!targets.length) continue;
       const t = pick(targets);
-      const keys = Array.isArray(t) ? [...t.keys()] : [...Object.keys(t), 'bytes', 'alias_of', 'shape', 'dtype', 'donated', 'inputs', 'outputs', 'workspace', 'oops'];
+      const keys = Array.isArray(t) ? [...t.keys()] : [...Object.keys(t), 'bytes', 'alias_of', 'shape', 'dtype', 'donated', 'inputs', 'outputs', 'workspace', 'cost', 'recompute', 'oops'];
       if (!keys.length) continue;
       const key = pick(keys);
       const what = int(4);
@@ -125,7 +132,11 @@ test('random mutations of valid graphs throw only coded errors', () => {
     }
     if (r() < 0.3) order.reverse();
     if (r() < 0.2) order.pop();
-    poke(g, order, r() < 0.5 ? { method: pick(['program', 'greedy']) } : undefined);
+    // A schedule: some op again, anywhere.
+    if (r() < 0.3 && order.length) order.splice(int(order.length + 1), 0, pick(order));
+    // Now and then a memory limit somewhere around the graph's memory (short: this runs often).
+    const limited = r() < 0.15 ? { memory_limit_bytes: pick([0, 1, 1 << 20, 3 << 20, 2 ** 40, '2.5MiB']), budget_ms: 5 } : null;
+    poke(g, order, limited || (r() < 0.5 ? { method: pick(['program', 'greedy']) } : undefined));
     if (round % 100 === 0) stillWorks();
   }
   stillWorks();

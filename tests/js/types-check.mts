@@ -78,6 +78,33 @@ async function main(): Promise<void> {
   fuse(graph, { peak_limit: '1 MiB' });
   // @ts-expect-error: tensors need an id
   validate({ tensors: [{ bytes: 1 }], ops: [] });
+
+  // A memory limit (docs/design.md §3): bytes or text with a unit, and the plan's added fields.
+  const costly: Graph = { tensors: [{ id: 'x', bytes: 1 }, { id: 'y', bytes: 1 }], ops: [{ id: 'f', inputs: ['x'], outputs: ['y'], cost: 2.5, recompute: false }] };
+  const limited: Plan = plan(costly, { memory_limit_bytes: '64MiB', recompute_method: 'evict' });
+  plan(costly, { memory_limit_bytes: 1 << 26 });
+  const added: number | undefined = limited.added_cost;
+  const runs: Record<string, number> | undefined = limited.runs;
+  const least: number | undefined = limited.least_limit_bytes;
+  const forcedBy: string | null | undefined = limited.least_limit_op;
+  const by: 'order' | 'exact' | 'revolve' | 'evict' | undefined = limited.recompute_method;
+  const again: Simulation = simulate(costly, ['f', 'f']);
+  console.log(added, runs, least, forcedBy, by, again.peak_bytes, limited.added_cost_lower_bound, limited.memory_limit_bytes);
+  try {
+    plan(costly, { memory_limit_bytes: 0 });
+  } catch (e) {
+    const err = e as PeakorderError;
+    const codes: ErrorCode[] = ['infeasible', 'bad_limit', 'not_recomputable', 'stale_view'];
+    console.log(codes, err.limit_bytes, err.least_limit_bytes, err.least_limit_lower_bound_bytes, err.runs, err.value, err.alias_of);
+  }
+  // @ts-expect-error: not a recompute method of the core
+  plan(costly, { memory_limit_bytes: 1, recompute_method: 'checkmate' });
+  // @ts-expect-error: a limit is a number or text
+  plan(costly, { memory_limit_bytes: true });
+  // @ts-expect-error: recompute is a boolean
+  validate({ tensors: [], ops: [{ id: 'f', recompute: 'no' }] });
+  // @ts-expect-error: cost is a number
+  validate({ tensors: [], ops: [{ id: 'f', cost: 'cheap' }] });
 }
 
 void main();

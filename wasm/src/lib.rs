@@ -9,6 +9,7 @@
 //! unusable. Every fallible step returns a coded error instead.
 
 use peakorder::fusion::FuseOptions;
+use peakorder::recompute::RecomputeMethod;
 use peakorder::{Clock, Graph, Method, PlanOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -99,6 +100,15 @@ fn str_list(ids: &[String]) -> JsValue {
         .into()
 }
 
+/// Byte counts as error fields: only those a JS number holds exactly (the message has them all).
+fn byte_fields(fields: &[(&'static str, u64)]) -> Vec<(&'static str, JsValue)> {
+    fields
+        .iter()
+        .filter(|&&(_, b)| b <= MAX_SAFE)
+        .map(|&(k, b)| (k, JsValue::from_f64(b as f64)))
+        .collect()
+}
+
 impl From<peakorder::Error> for JsErr {
     fn from(e: peakorder::Error) -> JsErr {
         use peakorder::Error as E;
@@ -126,12 +136,34 @@ impl From<peakorder::Error> for JsErr {
             E::RegionCycle { ops } => vec![("ops", str_list(ops))],
             E::BadRegion { region, .. } => vec![("region", s(region))],
             E::BadCsv { line, .. } => vec![("line", JsValue::from_f64(*line as f64))],
-            E::PeakLimit { limit, best } => [("limit_bytes", *limit), ("best_bytes", *best)]
-                .into_iter()
-                // Only counts a JS number holds exactly; the message has them all.
-                .filter(|&(_, b)| b <= MAX_SAFE)
-                .map(|(k, b)| (k, JsValue::from_f64(b as f64)))
-                .collect(),
+            E::PeakLimit { limit, best } => {
+                byte_fields(&[("limit_bytes", *limit), ("best_bytes", *best)])
+            }
+            // The plan's names for the same numbers (docs/design.md §3), so that a caller can
+            // read the least limit off the error and plan again with it.
+            E::Infeasible {
+                limit,
+                least,
+                bound,
+                op,
+            } => {
+                let mut f = byte_fields(&[
+                    ("limit_bytes", *limit),
+                    ("least_limit_bytes", *least),
+                    ("least_limit_lower_bound_bytes", *bound),
+                ]);
+                f.extend(op.iter().map(|op| ("op", s(op))));
+                f
+            }
+            E::NotRecomputable { op, runs } => {
+                vec![("op", s(op)), ("runs", JsValue::from_f64(*runs as f64))]
+            }
+            E::StaleView { op, tensor, base } => {
+                let mut f: Vec<_> = op.iter().map(|op| ("op", s(op))).collect();
+                f.extend([("tensor", s(tensor)), ("alias_of", s(base))]);
+                f
+            }
+            E::BadLimit { value, .. } => vec![("value", s(value))],
             // Other variants (and those added later) carry their details in the message.
             #[allow(unreachable_patterns)]
             _ => Vec::new(),
@@ -197,7 +229,38 @@ fn json_text(value: &JsValue, what: &str, code: &'static str) -> JsResult<String
 /// so that JS callers and the CLI see exactly the same validation and the same errors.
 fn read_graph(graph: &JsValue) -> JsResult<Graph> {
     let text = json_text(graph, "the graph", "bad_json")?;
+    // JSON.stringify writes a NaN or infinite `cost` as null, which the format reads as "not
+    // given" (cost 1): such a cost is refused here, as the core refuses it in a spec built in
+    // code. Only looked for when the text has a null cost at all.
+    if graph.as_string().is_none() && text.contains("\"cost\":null") {
+        non_finite_cost(graph)?;
+    }
     Ok(Graph::from_json(&text)?)
+}
+
+/// The core's `invalid_op` for the first op of a graph object whose `cost` is a number that is
+/// not finite (NaN, ±Infinity).
+fn non_finite_cost(graph: &JsValue) -> JsResult<()> {
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
+    let Some(ops) = get(graph, "ops").filter(js_sys::Array::is_array) else {
+        return Ok(());
+    };
+    for (i, op) in js_sys::Array::from(&ops).iter().enumerate() {
+        let Some(cost) = get(&op, "cost").and_then(|c| c.as_f64()) else {
+            continue;
+        };
+        if !cost.is_finite() {
+            let id = get(&op, "id")
+                .and_then(|id| id.as_string())
+                .unwrap_or_else(|| format!("#{i}"));
+            return Err(peakorder::Error::InvalidOp {
+                op: id,
+                reason: format!("`cost` must be a finite non-negative number, got {cost}"),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// An options object as a JSON map; `None` when not given. Read through JSON text like the
@@ -244,17 +307,44 @@ fn unknown_option(key: &str, known: &str) -> JsErr {
     ))
 }
 
-/// `{method?, budget_ms?, max_states?, max_memory_mb?}` (`method` only where `allow_method`).
+/// `memory_limit_bytes`: a whole number of bytes, or text with a unit (`"64MiB"`) read by the
+/// core's [`peakorder::units::parse_bytes`]. Anything else is the core's `bad_limit`.
+fn limit_option(value: &serde_json::Value) -> JsResult<u64> {
+    let bad = |reason: &str| {
+        JsErr::from(peakorder::Error::BadLimit {
+            value: match value {
+                serde_json::Value::String(s) => s.clone(),
+                // JSON.stringify wrote NaN and the infinities as null.
+                serde_json::Value::Null => "null (NaN, Infinity or null)".into(),
+                v => v.to_string(),
+            },
+            reason: reason.into(),
+        })
+    };
+    match value {
+        serde_json::Value::String(text) => Ok(peakorder::units::parse_bytes(text)?),
+        serde_json::Value::Number(n) => n.as_u64().ok_or_else(|| {
+            bad("expected a whole number of bytes >= 0 below 2^64, or text with a unit (\"64MiB\")")
+        }),
+        _ => Err(bad(
+            "expected a whole number of bytes, or text with a unit (\"64MiB\", \"8GiB\")",
+        )),
+    }
+}
+
+/// `{method?, budget_ms?, max_states?, max_memory_mb?, memory_limit_bytes?, recompute_method?}`
+/// (`method` and the memory limit only where `allow_method`: `plan`, not `compare`).
 fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> {
     let mut opts = PlanOptions::default();
     let Some(map) = options_map(options)? else {
         return Ok(opts);
     };
     let known = if allow_method {
-        "method, budget_ms, max_states, max_memory_mb"
+        "method, budget_ms, max_states, max_memory_mb, memory_limit_bytes, recompute_method"
     } else {
         "budget_ms, max_states, max_memory_mb"
     };
+    let mut recompute_given = false;
     for (key, value) in &map {
         match key.as_str() {
             "method" if allow_method => {
@@ -263,6 +353,14 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
                     .ok_or_else(|| JsErr::invalid("options: method must be a string"))?;
                 opts.method = name.parse::<Method>()?;
             }
+            "memory_limit_bytes" if allow_method => opts.memory_limit = Some(limit_option(value)?),
+            "recompute_method" if allow_method => {
+                let name = value
+                    .as_str()
+                    .ok_or_else(|| JsErr::invalid("options: recompute_method must be a string"))?;
+                opts.recompute_method = name.parse::<RecomputeMethod>()?;
+                recompute_given = true;
+            }
             "budget_ms" => opts.budget_ms = Some(budget_ms_option(value)?),
             "max_states" => opts.max_states = whole_option(key, value)?,
             "max_memory_mb" => {
@@ -270,6 +368,12 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
             }
             _ => return Err(unknown_option(key, known)),
         }
+    }
+    // It chooses how a limit is met: refused, not ignored, without one (as the CLI's flag).
+    if recompute_given && opts.memory_limit.is_none() {
+        return Err(JsErr::invalid(
+            "options: recompute_method applies with memory_limit_bytes",
+        ));
     }
     Ok(opts)
 }
@@ -292,8 +396,8 @@ fn read_fuse_options(options: &JsValue) -> JsResult<FuseOptions> {
 }
 
 /// An order: an array of op ids, or an object with an `order` array (a plan), or JSON text of
-/// either (the same forms as the CLI's `simulate ORDER`).
-fn read_order(g: &Graph, order: &JsValue) -> JsResult<Vec<peakorder::OpIx>> {
+/// either (the same forms as the CLI's `simulate ORDER`), as op ids.
+fn read_order_ids(order: &JsValue) -> JsResult<Vec<String>> {
     const SHAPE: &str = "the order must be an array of op ids or a plan with an \"order\" array";
     let text = json_text(order, "the order", codes::INVALID_ARGUMENT)?;
     let value: serde_json::Value = serde_json::from_str(&text)
@@ -305,8 +409,17 @@ fn read_order(g: &Graph, order: &JsValue) -> JsResult<Vec<peakorder::OpIx>> {
         }
         _ => return Err(JsErr::invalid(SHAPE)),
     };
-    let ids: Vec<String> = serde_json::from_value(list).map_err(|_| JsErr::invalid(SHAPE))?;
-    Ok(g.order_from_ids(&ids)?)
+    serde_json::from_value(list).map_err(|_| JsErr::invalid(SHAPE))
+}
+
+/// An order (each op once), checked against `g`.
+fn read_order(g: &Graph, order: &JsValue) -> JsResult<Vec<peakorder::OpIx>> {
+    Ok(g.order_from_ids(&read_order_ids(order)?)?)
+}
+
+/// A schedule (an op may run more than once: docs/design.md §1), checked against `g`.
+fn read_schedule(g: &Graph, schedule: &JsValue) -> JsResult<Vec<peakorder::OpIx>> {
+    Ok(g.schedule_from_ids(&read_order_ids(schedule)?)?)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -406,7 +519,9 @@ pub fn validate(graph: &GraphInput) -> Result<SummaryOut, JsValue> {
 }
 
 /// Plans an order for `graph` (docs/design.md §3). Options: `method` (default "auto", the core's),
-/// `budget_ms` (time a search may take, read from `performance.now()`), `max_states`.
+/// `budget_ms` (time a search may take, read from `performance.now()`), `max_states`,
+/// `max_memory_mb`, and `memory_limit_bytes` (a number or text such as "64MiB") with
+/// `recompute_method`: the schedule within the limit that recomputes least (docs/design.md §3).
 #[wasm_bindgen]
 pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanOut, JsValue> {
     throwing(|| {
@@ -418,13 +533,14 @@ pub fn plan(graph: &GraphInput, options: Option<PlanOptionsArg>) -> Result<PlanO
 }
 
 /// Simulates `order` on `graph`: the docs/design.md §5 simulate JSON, plus `during` and `after`
-/// (`Float64Array`, bytes at each step) for charts.
+/// (`Float64Array`, bytes at each step) for charts. `order` may be a schedule, in which an op
+/// runs more than once (docs/design.md §1 "Recomputation"): a plan with a memory limit.
 #[wasm_bindgen]
 pub fn simulate(graph: &GraphInput, order: &OrderInput) -> Result<SimulationOut, JsValue> {
     throwing(|| {
         let g = read_graph(graph)?;
-        let order = read_order(&g, order)?;
-        let sim = peakorder::simulate(&g, &order)?;
+        let schedule = read_schedule(&g, order)?;
+        let sim = peakorder::recompute::simulate_schedule(&g, &schedule)?;
         let out = to_js(&sim)?;
         // u64 -> f64 is exact below 2^53; `to_js` above already refused anything larger.
         let during: Vec<f64> = sim.steps.iter().map(|s| s.during_bytes as f64).collect();

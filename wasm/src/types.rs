@@ -37,6 +37,12 @@ export interface OpSpec {
   outputs?: string[];
   workspace?: number;
   fusible?: string;
+  /** What one run costs (FLOPs, time, anything additive; a finite number >= 0; default 1): a plan
+   * with a memory limit recomputes so that the sum over repeated runs is least. */
+  cost?: number;
+  /** false: the op must run exactly once (random numbers, in-place writes, side effects); a
+   * schedule that runs it again throws "not_recomputable". Default true. */
+  recompute?: boolean;
   attrs?: Record<string, unknown>;
   meta?: Record<string, unknown>;
 }
@@ -58,9 +64,25 @@ export type MethodName =
   | "program" | "greedy" | "sp" | "spize" | "local" | "inductor" | "xla" | "liu" | "exact"
   | "auto";
 
+/** How a memory limit is met (docs/design.md §3, `peakorder plan --recompute-method`). */
+export type RecomputeMethodName = "auto" | "exact" | "revolve" | "evict";
+
+/** A byte count: a whole number of bytes, or text with a unit ("64MiB", "8GiB", "1.5GB"). */
+export type ByteCount = number | string;
+
 export interface PlanOptions {
   /** Default "auto". An unknown name throws with code "unknown_method". */
   method?: MethodName;
+  /**
+   * A bound on the plan's peak, inputs included, as the simulator counts (docs/design.md §3): the
+   * plan is then the schedule within it with the least added cost (an op may run more than once).
+   * A malformed value throws "bad_limit"; one below the least limit any schedule reaches throws
+   * "infeasible" (with `limit_bytes`, `least_limit_bytes`, `least_limit_lower_bound_bytes` and,
+   * when one forces it, `op`). Without it nothing changes.
+   */
+  memory_limit_bytes?: ByteCount;
+  /** How the limit is met. Default "auto". Only with `memory_limit_bytes` (else "invalid_argument"). */
+  recompute_method?: RecomputeMethodName;
   /** Time a search may take, in ms, measured with performance.now(). Default 100. */
   budget_ms?: number;
   /** Most search states a search may expand. Default 2,000,000. */
@@ -92,26 +114,46 @@ export interface Summary {
   in_forest: boolean;
 }
 
-/** A plan (docs/design.md §3). */
+/** A plan (docs/design.md §3). The fields from `memory_limit_bytes` on are there only when the
+ * plan was asked for with a memory limit. */
 export interface Plan {
-  /** Op ids in the order to run them. */
+  /** Op ids in the order to run them. With a memory limit, a schedule: an op may appear more than
+   * once (its later runs compute its outputs again). */
   order: string[];
   peak_bytes: number;
   inputs_bytes: number;
   /** A true lower bound on every order's peak. */
   lower_bound_bytes: number;
-  /** True only when proven. */
+  /** True only when proven (with a memory limit: the added cost is proven least). */
   optimal: boolean;
   /** What proved it optimal: "liu", "search", "cut", "last-of-set", "first-of-set", "first-free", "either-side", "nested-set",
    * "join-free", "rewrite-set", "branching", "part" or
-   * "simple"; null unless `optimal`. */
+   * "simple"; with a memory limit "order" (an order fits), "exact", "revolve" or "evict"; null
+   * unless `optimal`. */
   proof: string | null;
-  /** What gave `lower_bound_bytes` (the same names). */
+  /** What gave `lower_bound_bytes` (the same names; "recompute" with a memory limit). */
   lower_bound_by: string;
   method: string;
   /** Peak of the file's order; null when the file's order is not a valid order. */
   program_order_peak_bytes: number | null;
   elapsed_ms: number;
+  /** The limit asked for. */
+  memory_limit_bytes?: number;
+  /** What found the schedule: "order" (an order fits: nothing recomputed), "exact", "revolve" or
+   * "evict". */
+  recompute_method?: "order" | "exact" | "revolve" | "evict";
+  /** The cost of the repeated runs: the sum of their ops' `cost`. */
+  added_cost?: number;
+  /** A proven lower bound on the added cost of every schedule within the limit. */
+  added_cost_lower_bound?: number;
+  /** How often each op that runs more than once runs, by op id. */
+  runs?: Record<string, number>;
+  /** The least peak the planner found any schedule to reach (unlimited recomputation). */
+  least_limit_bytes?: number;
+  /** A proven lower bound on every schedule's peak. */
+  least_limit_lower_bound_bytes?: number;
+  /** The op whose run forces `least_limit_lower_bound_bytes`; null: the start or the end. */
+  least_limit_op?: string | null;
 }
 
 /** Memory around one op of an order. */
@@ -123,7 +165,7 @@ export interface Step {
   after_bytes: number;
 }
 
-/** A simulated order (docs/design.md §5), plus typed arrays for charts. */
+/** A simulated order or schedule (docs/design.md §5), plus typed arrays for charts. */
 export interface Simulation {
   peak_bytes: number;
   inputs_bytes: number;
@@ -151,7 +193,8 @@ export interface Storages {
   users: Uint32Array;
 }
 
-/** An order: op ids, a plan (anything with an `order` array), or JSON text of either. */
+/** An order: op ids, a plan (anything with an `order` array), or JSON text of either. `simulate`
+ * also takes a schedule, in which an op may appear more than once (docs/design.md §1). */
 export type OrderInput = string[] | { order: string[] } | string;
 
 /** One method's row of `compare`. */
@@ -329,7 +372,8 @@ export interface IntervalLayout {
 
 /**
  * Stable error codes: the core's (docs/design.md §2 validation; "bad_region", "region_cycle" and
- * "peak_limit" from fusion) plus "invalid_argument" (an option or
+ * "peak_limit" from fusion; "infeasible", "bad_limit", "not_recomputable" and "stale_view" from
+ * memory limits and schedules) plus "invalid_argument" (an option or
  * order of the wrong type or shape), "too_large" (a result byte count at or above 2^53) and, in
  * the web build, "not_initialized" (a call before `init`).
  */
@@ -339,17 +383,19 @@ export type ErrorCode =
   | "unknown_output" | "unknown_op" | "repeated_op" | "missing_op" | "not_topological"
   | "unknown_method" | "not_applicable" | "too_large" | "invalid_argument" | "not_initialized"
   | "bad_region" | "region_cycle" | "peak_limit" | "bad_layout" | "bad_csv"
+  | "infeasible" | "not_recomputable" | "stale_view" | "bad_limit"
   | (string & {});
 
 /** What every function throws on bad input. `instanceof Error` holds. */
 export interface PeakorderError extends Error {
   name: "PeakorderError";
   code: ErrorCode;
-  /** The offending op, when the error names one. */
+  /** The offending op, when the error names one (code "infeasible": the op that forces the
+   * bound, when the limit is below it; "not_recomputable": the op run twice). */
   op?: string;
-  /** The offending tensor, when the error names one. */
+  /** The offending tensor, when the error names one ("stale_view": the view). */
   tensor?: string;
-  /** The tensor an unknown `alias_of` names. */
+  /** The tensor an unknown `alias_of` names ("stale_view": the tensor the view aliases). */
   alias_of?: string;
   /** The ops of a cycle (code "cycle"), or of the fused graph's (code "region_cycle"), in order. */
   ops?: string[];
@@ -357,8 +403,17 @@ export interface PeakorderError extends Error {
   region?: string;
   /** The line of a malformed CSV (code "bad_csv"; 1 is the header). */
   line?: number;
-  /** The limit no fusion met (code "peak_limit"), when below 2^53. */
+  /** The limit no fusion met (code "peak_limit"), or no schedule met ("infeasible"), when below
+   * 2^53. */
   limit_bytes?: number;
+  /** The least peak any schedule was found to reach (code "infeasible"), when below 2^53. */
+  least_limit_bytes?: number;
+  /** A proven lower bound on every schedule's peak (code "infeasible"), when below 2^53. */
+  least_limit_lower_bound_bytes?: number;
+  /** How often the schedule runs an op that must run once (code "not_recomputable"). */
+  runs?: number;
+  /** The malformed byte count as given (code "bad_limit"). */
+  value?: string;
   /** The lowest peak the search found (code "peak_limit"), when below 2^53. */
   best_bytes?: number;
   /** The tensors of an alias cycle (code "alias_cycle"). */
@@ -369,7 +424,30 @@ export interface PeakorderError extends Error {
 #[cfg(test)]
 mod tests {
     use super::TS_TYPES;
+    use peakorder::recompute::RecomputeMethod;
     use peakorder::{Method, PlanOptions};
+
+    /// The names declared between `export type NAME =` and its `;`.
+    fn declared(name: &str) -> Vec<&'static str> {
+        let start = TS_TYPES.find(&format!("export type {name} =")).expect(name);
+        let decl = &TS_TYPES[start..start + TS_TYPES[start..].find(';').expect("end")];
+        decl.split('"').skip(1).step_by(2).collect()
+    }
+
+    #[test]
+    fn recompute_method_name_is_every_recompute_method_of_the_core() {
+        let core: Vec<&str> = RecomputeMethod::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(declared("RecomputeMethodName"), core);
+    }
+
+    /// Every code the core can give is declared.
+    #[test]
+    fn error_code_has_the_recompute_codes() {
+        let codes = declared("ErrorCode");
+        for code in ["infeasible", "not_recomputable", "stale_view", "bad_limit"] {
+            assert!(codes.contains(&code), "{code}");
+        }
+    }
 
     /// The declared names are exactly the core's, and the documented default is the core's.
     #[test]

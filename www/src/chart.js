@@ -1,5 +1,7 @@
 // Memory over time: a step chart of the program order and the planned order, overlaid, with
-// each peak marked. SVG, redrawn on resize; one path per series, so it stays fast at 5,000 ops.
+// each peak marked, the memory limit of a plan that has one as a line, and the steps of a
+// schedule that recompute (an op's second or later run) shaded. SVG, redrawn on resize; one
+// path per series (and one for the recomputing steps), so it stays fast at 5,000 ops.
 
 import { formatBytes } from './format.js';
 
@@ -66,21 +68,40 @@ export function peakStep(sim) {
 }
 
 /**
- * Draws the chart into `host` (emptied first). `series`: [{key, label, sim, order (op ids)}].
- * `onHover(step|null)` is called as the pointer moves over the plot.
+ * Draws the chart into `host` (emptied first). `series`: [{key, label, sim, order (op ids),
+ * recomputeSteps (steps that run an op again; optional)}]. `memoryLimit`: the plan's limit, drawn
+ * as a line (optional). `onHover(step|null)` is called as the pointer moves over the plot.
  */
-export function drawChart(host, { series, lowerBound, inputsBytes, height = 280, onHover, width: given }) {
+export function drawChart(host, { series, lowerBound, inputsBytes, memoryLimit = null, height = 280, onHover, width: given }) {
   host.textContent = '';
   const width = Math.max(320, given || host.clientWidth || 800);
   const svg = el('svg', { class: 'po-chart-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' }, host);
   const n = Math.max(...series.map((s) => s.sim.during.length));
   svg.setAttribute('data-steps', String(n));
-  let max = Math.max(inputsBytes, lowerBound || 0, ...series.map((s) => s.sim.peak_bytes));
+  let max = Math.max(inputsBytes, lowerBound || 0, memoryLimit || 0, ...series.map((s) => s.sim.peak_bytes));
   max = max > 0 ? max * 1.1 : 1;
   const pw = width - M.left - M.right;
   const ph = height - M.top - M.bottom;
   const x = (i) => M.left + (n ? (i / n) * pw : 0);
   const y = (b) => M.top + ph - (b / max) * ph;
+
+  // Steps that recompute, under everything: a shaded column each, and a mark on the step axis
+  // (at least a pixel wide, so a few among thousands of steps still show). One path each.
+  const reruns = series.flatMap((s) => (s.recomputeSteps || []).map((k) => ({ k, key: s.key })));
+  svg.setAttribute('data-recompute-steps', String(reruns.length));
+  if (reruns.length) {
+    const cols = [];
+    const ticks = [];
+    for (const { k } of reruns) {
+      const x0 = x(k);
+      const w = Math.max(1, x(k + 1) - x0);
+      cols.push(`M${x0.toFixed(1)},${M.top}h${w.toFixed(1)}v${ph}h${(-w).toFixed(1)}z`);
+      ticks.push(`M${x0.toFixed(1)},${M.top + ph + 1}h${w.toFixed(1)}v5h${(-w).toFixed(1)}z`);
+    }
+    const g = el('g', { class: 'po-recompute', 'data-steps': reruns.map((r) => r.k).join(' ') }, svg);
+    el('path', { d: cols.join(''), class: 'po-recompute-col' }, g);
+    el('path', { d: ticks.join(''), class: 'po-recompute-tick' }, g);
+  }
 
   const axes = el('g', { class: 'po-axes' }, svg);
   for (const t of byteTicks(max / 1.1)) {
@@ -110,6 +131,7 @@ export function drawChart(host, { series, lowerBound, inputsBytes, height = 280,
   };
   ref(inputsBytes, 'po-ref-inputs', 'inputs');
   if (lowerBound && lowerBound > inputsBytes) ref(lowerBound, 'po-ref-bound', 'lower bound');
+  if (memoryLimit !== null && memoryLimit !== undefined) ref(memoryLimit, 'po-ref-limit', 'memory limit');
 
   const lines = el('g', { class: 'po-lines' }, svg);
   const marks = el('g', { class: 'po-marks' }, svg);

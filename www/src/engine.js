@@ -4,9 +4,11 @@
 // Protocol (worker.js): the page posts {id, type, ...}; the engine answers {id, ok: true, result}
 // or {id, ok: false, error: {message, code}}. Types:
 //   init     {wasm: ArrayBuffer|Uint8Array}  -> {version, methods}
-//   analyze  {graph: string, options: {method, budget_ms, max_states}, fusion: bool}
-//            -> {plan, program, planned, model, layout, rank, arena, arenaError, regions, fusion,
-//                fusionError, timings}
+//   analyze  {graph: string, options: {method, budget_ms, max_states, memory_limit_bytes,
+//            recompute_method}, fusion: bool, given: a plan or an order/schedule to show instead
+//            of planning (optional)}
+//            -> {plan, program, planned, model, layout, rank, firstStep, stepRun, arena,
+//                arenaError, regions, fusion, fusionError, timings}
 //            (`layout`: dagre's, for a graph small enough to draw whole; else null, and the view
 //            groups it; `arena`: the wasm `layout()` object of the planned order, docs/layout.md,
 //            drawn by the arena panel, or null with `arenaError` {message, code})
@@ -16,6 +18,10 @@
 // (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
 // `program`/`planned` are simulations (docs/design.md §5 fields; `during`/`after` as Float64Array,
 // transferred, not copied; `steps` is dropped since the arrays carry the same numbers).
+// The planned order may be a schedule (a plan with a memory limit runs some ops again,
+// docs/design.md §1 "Recomputation"): `stepRun[k]` is which run of its op step k is (2 and up
+// recompute), `firstStep[v]` the step of op v's first run, and `rank[v]` its place among the first
+// runs (0 .. ops - 1: the DAG's colours). A schedule has no arena (layouts are of orders).
 
 import init, * as wasm from 'peakorder-wasm-web';
 import { buildModel } from './model.js';
@@ -49,9 +55,59 @@ function simulation(graph, order) {
   };
 }
 
-function analyze(text, options, fusion) {
+/**
+ * A given plan (the plan JSON, e.g. `peakorder plan --json`, or just an order or schedule of op
+ * ids) as the view shows it: its own fields, with the peak and the inputs simulated here, so
+ * that what is drawn is always the core's simulation of that order.
+ */
+function givenPlan(text, given) {
+  const fields = Array.isArray(given) ? {} : given;
+  const order = Array.isArray(given) ? given : given && given.order;
+  if (!Array.isArray(order)) {
+    throw Object.assign(new Error('the plan must be an array of op ids or an object with an "order" array'), { code: 'invalid_argument' });
+  }
+  const s = wasm.simulate(text, order);
+  const summary = wasm.validate(text);
+  const num = (x) => (typeof x === 'number' ? x : null);
+  return {
+    ...fields,
+    order: [...order],
+    peak_bytes: s.peak_bytes,
+    inputs_bytes: s.inputs_bytes,
+    // An order's bound holds for every order; a schedule's is the plan's own or none.
+    lower_bound_bytes: num(fields.lower_bound_bytes) ?? (new Set(order).size === order.length ? summary.lower_bound_bytes : null),
+    optimal: fields.optimal === true,
+    method: typeof fields.method === 'string' ? fields.method : 'given',
+    program_order_peak_bytes: summary.program_order_peak_bytes,
+    elapsed_ms: num(fields.elapsed_ms) ?? 0,
+    given: true,
+  };
+}
+
+/** Which run of its op each step of `order` is, each op's first step, and its rank among the
+ * first runs. */
+function runsOf(model, order) {
+  const opIx = new Map(model.ops.map((o, v) => [o.id, v]));
+  const n = model.ops.length;
+  const firstStep = new Int32Array(n).fill(-1);
+  const rank = new Int32Array(n);
+  const stepRun = new Int32Array(order.length);
+  const runs = new Int32Array(n);
+  let next = 0;
+  order.forEach((id, k) => {
+    const v = opIx.get(id);
+    stepRun[k] = (runs[v] += 1);
+    if (firstStep[v] < 0) {
+      firstStep[v] = k;
+      rank[v] = next++;
+    }
+  });
+  return { rank, firstStep, stepRun };
+}
+
+function analyze(text, options, fusion, given) {
   const t0 = performance.now();
-  const plan = wasm.plan(text, options);
+  const plan = given ? givenPlan(text, given) : wasm.plan(text, options);
   const t1 = performance.now();
   const graph = JSON.parse(text); // already validated by the core
   const model = buildModel(graph, wasm.storages(text));
@@ -66,17 +122,22 @@ function analyze(text, options, fusion) {
   }
   const planned = simulation(text, plan.order);
   const t2 = performance.now();
-  const opIx = new Map(model.ops.map((o, v) => [o.id, v]));
-  const rank = new Int32Array(model.ops.length);
-  plan.order.forEach((id, k) => { rank[opIx.get(id)] = k; });
+  const { rank, firstStep, stepRun } = runsOf(model, plan.order);
+  // A given schedule without its added cost: the sum of `cost` (default 1) over its repeated runs.
+  if (plan.given && typeof plan.added_cost !== 'number' && stepRun.some((k) => k > 1)) {
+    const opIx = new Map(model.ops.map((o, v) => [o.id, v]));
+    plan.added_cost = plan.order.reduce((a, id, k) => a + (stepRun[k] > 1 ? graph.ops[opIx.get(id)].cost ?? 1 : 0), 0);
+  }
   const layout = layoutDag(model);
   const t3 = performance.now();
   const fused = fusion ? fuse(text, options) : { fusion: null, fusionError: null, regions: null };
   const t4 = performance.now();
-  const { arena, arenaError } = staticLayout(text, plan.order, options);
+  const { arena, arenaError } = plan.order.length === model.ops.length
+    ? staticLayout(text, plan.order, options)
+    : { arena: null, arenaError: { message: 'the schedule runs ops more than once; an arena is laid out for an order', code: 'schedule' } };
   const t5 = performance.now();
   return {
-    plan, program, programError, planned, model, layout, rank, arena, arenaError, ...fused,
+    plan, program, programError, planned, model, layout, rank, firstStep, stepRun, arena, arenaError, ...fused,
     timings: { plan_ms: t1 - t0, simulate_ms: t2 - t1, layout_ms: t3 - t2, fuse_ms: t4 - t3, arena_layout_ms: t5 - t4 },
   };
 }
@@ -113,7 +174,7 @@ function fuse(text, options) {
 function transferables(result) {
   const list = [];
   for (const s of [result.program, result.planned]) if (s) list.push(s.during.buffer, s.after.buffer);
-  list.push(result.rank.buffer, result.model.users.buffer, result.model.usersStart.buffer);
+  list.push(result.rank.buffer, result.firstStep.buffer, result.stepRun.buffer, result.model.users.buffer, result.model.usersStart.buffer);
   return list;
 }
 
@@ -131,7 +192,7 @@ export async function handle(msg) {
     if (!ready) throw Object.assign(new Error('planner not initialised'), { code: 'not_ready' });
     await ready;
     if (msg.type === 'analyze') {
-      const result = analyze(msg.graph, msg.options || {}, !!msg.fusion);
+      const result = analyze(msg.graph, msg.options || {}, !!msg.fusion, msg.given || null);
       return [{ id: msg.id, ok: true, result }, transferables(result)];
     }
     if (msg.type === 'fuse') {

@@ -30,6 +30,14 @@ export function formatMs(ms) {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
+/** An added cost (the sum of `cost` over repeated runs: FLOPs, time, anything additive): whole
+ * numbers as "1,234", others to 4 significant digits ("1.5e+9" where large). */
+export function formatCost(c) {
+  if (c === null || c === undefined || Number.isNaN(c)) return '–';
+  if (Number.isInteger(c) && Math.abs(c) < 1e15) return count(c);
+  return Math.abs(c) >= 1e6 ? c.toExponential(3).replace(/\.?0+e/, 'e') : String(Number(c.toPrecision(4)));
+}
+
 // One formatter (toLocaleString builds one per call).
 const NUMBER = new Intl.NumberFormat('en-US');
 

@@ -81,9 +81,9 @@ class Planner {
     return promise;
   }
 
-  async analyze(graphText, options, fusion = false) {
+  async analyze(graphText, options, fusion = false, given = null) {
     await this.ready;
-    return this.request({ type: 'analyze', graph: graphText, options, fusion });
+    return this.request({ type: 'analyze', graph: graphText, options, fusion, given });
   }
 
   async fuse(graphText, options) {

@@ -4,10 +4,13 @@
 // every step is exactly the simulator's `during`). Every storage live at the order's peak has a
 // band of its own, drawn in full colour (the rest faded); so do the largest others, up to
 // MAX_BANDS; the smallest are merged into one "other" band on top, which says how many it holds.
-// An op's workspace is a striped band during its step. Drawn on a canvas (one fill per band);
-// hover and selection are drawn on a second canvas over it, so they never redraw the bands.
+// An op's workspace is a striped band during its step. In a schedule (an op may run again:
+// docs/design.md §1 "Recomputation") each run of a producer makes its storage again: one band per
+// instance, and those made by a second or later run are hatched, with the recomputing steps
+// marked under the step axis. Drawn on a canvas (one fill per band); hover and selection are
+// drawn on a second canvas over it, so they never redraw the bands.
 
-import { lifetimes, liveAt } from './lifetimes.js';
+import { lifetimes, liveInstancesAt } from './lifetimes.js';
 import { byteTicks, stepTicks } from './chart.js';
 import { formatBytes } from './format.js';
 
@@ -30,29 +33,34 @@ function hash(s) {
 }
 
 /**
- * The bands of `order` (op indices) whose simulation is `sim`. Returns {steps, peakStep, bands,
- * other}: bands[i] = {kind: 'storage' | 'workspace', tensor | op, id, bytes, start, end (steps,
- * clipped to `steps`), live (at the peak), input, xs, offs (offs[j] is the band's bottom from
- * step xs[j] on), color}; other = {count, bottom, height (Float64Array per step), atStart}.
+ * The bands of `order` (op indices; an op may repeat) whose simulation is `sim`. Returns {steps,
+ * peakStep, bands, other, stepRun, recomputeSteps}: bands[i] = {kind: 'storage' | 'workspace',
+ * tensor | op, id, bytes, start, end (steps, clipped to `steps`), run (which run of the producer
+ * made it: 2 and up are recomputations), live (at the peak), input, xs, offs (offs[j] is the
+ * band's bottom from step xs[j] on), color}; other = {count, bottom, height (Float64Array per
+ * step), atStart}; stepRun (Int32Array: which run of its op each step is); recomputeSteps (the
+ * steps whose run is 2 or more).
  */
 export function buildBands(model, order, sim) {
   const life = lifetimes(model, order);
   const n = order.length;
   const peakStep = sim.peak_step === null || sim.peak_step === undefined ? -1 : sim.peak_step;
-  const live = new Set(liveAt(model, life, peakStep));
+  const live = new Set(liveInstancesAt(model, life, peakStep));
   const T = model.tensors;
   const cand = [];
-  for (let t = 0; t < T.length; t++) {
-    if (life.start[t] < 0) continue;
+  const { inst } = life;
+  for (let i = 0; i < inst.tensor.length; i++) {
+    const t = inst.tensor[i];
     cand.push({
-      kind: 'storage', tensor: t, bytes: T[t].bytes, start: life.start[t], end: Math.min(n, life.end[t]),
-      live: live.has(t), id: T[t].id, input: T[t].producer < 0,
+      kind: 'storage', tensor: t, bytes: T[t].bytes, start: inst.start[i], end: Math.min(n, inst.end[i]),
+      run: inst.run[i], live: live.has(i), id: T[t].id, input: T[t].producer < 0,
     });
   }
-  model.ops.forEach((o, v) => {
-    const k = life.wsStart[v];
-    if (k >= 0) cand.push({ kind: 'workspace', op: v, bytes: o.workspace, start: k, end: k + 1, live: k === peakStep, id: `workspace of ${o.id}` });
-  });
+  for (let j = 0; j < life.ws.op.length; j++) {
+    const v = life.ws.op[j];
+    const k = life.ws.step[j];
+    cand.push({ kind: 'workspace', op: v, bytes: model.ops[v].workspace, start: k, end: k + 1, run: life.ws.run[j], live: k === peakStep, id: `workspace of ${model.ops[v].id}` });
+  }
   // Own bands: everything at the peak, then the largest down to SMALL of the peak, up to MAX_BANDS.
   const floor = sim.peak_bytes * SMALL;
   const own = cand.filter((b) => b.live);
@@ -62,6 +70,8 @@ export function buildBands(model, order, sim) {
   const merged = rest.slice(k);
   // Stack in allocation order (a step's workspace above its outputs), sweeping the steps.
   own.sort((a, b) => a.start - b.start || (a.kind === 'workspace') - (b.kind === 'workspace') || (a.tensor ?? a.op) - (b.tensor ?? b.op));
+  const recomputeSteps = [];
+  for (let k = 0; k < n; k++) if (life.stepRun[k] > 1) recomputeSteps.push(k);
   const startsAt = Array.from({ length: n + 1 }, () => []);
   const endsAt = Array.from({ length: n + 1 }, () => []);
   own.forEach((b, i) => {
@@ -127,7 +137,10 @@ export function buildBands(model, order, sim) {
     b.color = colorOf(b.id);
   });
   const atStart = merged.reduce((a, b) => a + (b.input ? b.bytes : 0), 0);
-  return { steps: n, peakStep, peakBytes: sim.peak_bytes, bands: own, other: { count: merged.length, bottom, height, atStart } };
+  return {
+    steps: n, peakStep, peakBytes: sim.peak_bytes, bands: own, other: { count: merged.length, bottom, height, atStart },
+    stepRun: life.stepRun, recomputeSteps,
+  };
 }
 
 /** Index of the band's stretch with a constant bottom that holds step x (live there). */
@@ -165,6 +178,31 @@ export function stripePattern(ctx) {
   g.stroke();
   stripes = ctx.createPattern(c, 'repeat');
   return stripes;
+}
+
+/** The colour of recomputation (docs/web.md): steps that run an op again, and what they make. */
+export const RECOMPUTE_COLOR = '#7a3fd1';
+
+let hatch = null;
+/** The hatch drawn over a band made again by a recomputation (one pattern, made once). */
+export function recomputeHatch(ctx) {
+  if (hatch) return hatch;
+  const c = document.createElement('canvas');
+  c.width = 8;
+  c.height = 8;
+  const g = c.getContext('2d');
+  g.strokeStyle = RECOMPUTE_COLOR;
+  g.lineWidth = 2;
+  g.beginPath();
+  g.moveTo(-2, 2);
+  g.lineTo(2, -2);
+  g.moveTo(0, 8);
+  g.lineTo(8, 0);
+  g.moveTo(6, 10);
+  g.lineTo(10, 6);
+  g.stroke();
+  hatch = ctx.createPattern(c, 'repeat');
+  return hatch;
 }
 
 /**
@@ -205,6 +243,9 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
   canvas.dataset.steps = String(n);
   canvas.dataset.bands = String(data.bands.length);
   canvas.dataset.other = String(data.other.count);
+  const recomputed = data.bands.filter((b) => b.run > 1);
+  canvas.dataset.recomputeSteps = String(data.recomputeSteps.length);
+  canvas.dataset.recomputedBands = String(recomputed.length);
 
   // Axes.
   ctx.font = '11px system-ui, sans-serif';
@@ -274,6 +315,11 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
     }
   }
   ctx.globalAlpha = 1;
+  // What a recomputation made again: hatched over its colour.
+  if (recomputed.length) {
+    ctx.fillStyle = recomputeHatch(ctx);
+    for (const b of recomputed) paint(ctx, b);
+  }
   // "other" on top of the own bands.
   const o = data.other;
   let otherPath = null;
@@ -311,6 +357,14 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
   ctx.lineTo(M.left + 0.5, M.top + ph + 0.5);
   ctx.lineTo(M.left + pw, M.top + ph + 0.5);
   ctx.stroke();
+  // The steps that recompute: a mark under the step axis, at least a pixel wide.
+  if (data.recomputeSteps.length) {
+    ctx.fillStyle = RECOMPUTE_COLOR;
+    for (const k of data.recomputeSteps) {
+      const x0 = Math.floor(X(k));
+      ctx.fillRect(x0, M.top + ph + 1, Math.max(1, Math.round(X(k + 1)) - x0), 4);
+    }
+  }
   const px = data.peakStep < 0 ? X(0) : X(data.peakStep + 0.5);
   ctx.strokeStyle = '#1d2430';
   ctx.setLineDash([4, 3]);
@@ -354,12 +408,12 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
       octx.lineWidth = w;
       octx.stroke(pathOf(i));
     };
-    if (selected !== null) {
+    for (const i of selected || []) {
       octx.globalAlpha = 0.95;
-      octx.fillStyle = data.bands[selected].color;
-      paint(octx, data.bands[selected]);
+      octx.fillStyle = data.bands[i].color;
+      paint(octx, data.bands[i]);
       octx.globalAlpha = 1;
-      outline(selected, '#000', 2);
+      outline(i, '#000', 2);
     }
     if (hovered !== null && hovered !== 'other') outline(hovered, '#1d2430', 1.5);
     if (hovered === 'other' && o.count) {
@@ -397,8 +451,13 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
     if (click && h && typeof h.band === 'number') click(data.bands[h.band]);
   });
 
+  // A storage's bands: one per instance (several when it is recomputed).
   const byTensor = new Map();
-  data.bands.forEach((b, i) => { if (b.kind === 'storage') byTensor.set(b.tensor, i); });
+  data.bands.forEach((b, i) => {
+    if (b.kind !== 'storage') return;
+    if (!byTensor.has(b.tensor)) byTensor.set(b.tensor, []);
+    byTensor.get(b.tensor).push(i);
+  });
   return {
     canvas: over,
     /**
@@ -415,7 +474,7 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
         const off = b.offs[j];
         // x0..x1: where the band keeps this bottom (a flat stretch around the step), in pixels.
         out.push({
-          index: i, kind: b.kind, id: b.id, bytes: b.bytes, bottom: off,
+          index: i, kind: b.kind, id: b.id, bytes: b.bytes, bottom: off, run: b.run,
           y0: Y(off + b.bytes), y1: Y(off), x: X(at + 0.5), x0: X(b.xs[j]), x1: X(j + 1 < b.xs.length ? b.xs[j + 1] : b.end), color: b.color,
         });
       });
@@ -428,12 +487,14 @@ export function drawTimeline(host, data, { max, label, height = 240, hover, clic
       redrawOver();
       return selected !== null;
     },
+    /** The steps that run an op again (its second or later run). */
+    recomputeSteps: () => data.recomputeSteps,
     cursor(step) {
       cursorStep = step;
       redrawOver();
     },
     /** The selected band's tensor id, or null. */
-    selected: () => (selected === null ? null : data.bands[selected].id),
+    selected: () => (selected === null ? null : data.bands[selected[0]].id),
     order,
   };
 }

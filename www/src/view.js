@@ -12,7 +12,7 @@ import { drawArena } from './arena.js';
 import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
 import { Rows } from './rows.js';
-import { formatBytes, formatDelta, formatMs, plural, count, viridis, escapeHtml } from './format.js';
+import { formatBytes, formatDelta, formatMs, formatCost, plural, count, viridis, escapeHtml } from './format.js';
 
 const STYLE_ID = 'peakorder-view-style';
 
@@ -42,7 +42,10 @@ function graphText(graph) {
   return typeof graph === 'string' ? graph : JSON.stringify(graph);
 }
 
-const DEFAULTS = { method: null, budget_ms: 1000, controls: false, chartHeight: 280, fuse: false };
+const DEFAULTS = {
+  method: null, budget_ms: 1000, controls: false, chartHeight: 280, fuse: false,
+  memory_limit_bytes: null, recompute_method: null, plan: null,
+};
 // Nodes the grouped DAG shows at first (the groups around the peak open, the rest closed).
 const GROUP_BUDGET = 60;
 
@@ -54,7 +57,10 @@ const GROUP_BUDGET = 60;
  * `chartHeight`, `fuse` (true: also run memory-aware fusion, outline its regions in the DAG and
  * show kernels before/after and the fused peak next to the Thunder-style baseline's; the
  * controls' "Fuse" toggle sets it), `regions` (fusion regions to outline instead: arrays of op
- * ids).
+ * ids), `memory_limit_bytes` (a number or text such as "64MiB": plan the schedule within it that
+ * recomputes least, docs/design.md §3; the controls' "memory limit" box sets it) with
+ * `recompute_method`, and `plan` (a plan object, e.g. `peakorder plan --json`'s, or an order or
+ * schedule of op ids, to show instead of planning).
  * Returns {ready, update(graph, options), fuse(on), destroy(), result()}; `ready` resolves after the first
  * plan is drawn (or rejects with the planner's error, which is also shown in the view).
  */
@@ -98,13 +104,15 @@ export function render({ model, el }) {
     budget_ms: model.get('budget_ms') || DEFAULTS.budget_ms,
     controls: !!model.get('controls'),
     fuse: !!model.get('fuse'),
+    memory_limit_bytes: model.get('memory_limit_bytes') ?? null,
   });
+  const traits = ['graph', 'method', 'budget_ms', 'fuse', 'memory_limit_bytes'];
   const handle = mount(el, model.get('graph') || null, options());
   const onChange = () => handle.update(model.get('graph') || null, options()).catch(() => {});
-  for (const k of ['graph', 'method', 'budget_ms', 'fuse']) model.on(`change:${k}`, onChange);
+  for (const k of traits) model.on(`change:${k}`, onChange);
   handle.ready.catch(() => {});
   return () => {
-    for (const k of ['graph', 'method', 'budget_ms', 'fuse']) model.off(`change:${k}`, onChange);
+    for (const k of traits) model.off(`change:${k}`, onChange);
     handle.destroy();
   };
 }
@@ -160,6 +168,8 @@ class View {
     this.liveTitle = h('h3', {}, 'Live at the planned peak');
     this.downloadBtn = h('button', { class: 'po-btn', type: 'button', disabled: true, onclick: () => this.download() }, 'Download plan (JSON)');
     this.legend = h('div', { class: 'po-legend', 'data-testid': 'chart-legend' });
+    this.timelineRecomputeKey = h('span', { class: 'po-nowrap po-recompute-key', hidden: true, 'data-testid': 'timeline-recompute-key' },
+      h('span', { class: 'po-key po-key-recompute' }), 'made again by a recomputation (an op\'s 2nd+ run; marked under the step axis) ·');
     this.regionKey = h('span', { class: 'po-region-key', hidden: true },
       ' · ', h('span', { class: 'po-key po-key-region' }), 'fusion region (memory-aware)');
     this.dagLegend = h('div', { class: 'po-legend' },
@@ -181,6 +191,7 @@ class View {
           h('span', { class: 'po-nowrap' }, 'full colour: live at the peak (dashed line) ·'),
           h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-ws' }), 'workspace ·'),
           h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-other' }), 'other (small storages merged) ·'),
+          this.timelineRecomputeKey,
           h('span', { class: 'po-nowrap' }, 'hover for details, click to select')),
         this.timelineNote, this.timelineHost),
       this.arenaPanel,
@@ -233,6 +244,10 @@ class View {
     });
     this.methodSel = h('select', { class: 'po-select', 'aria-label': 'Method', 'data-testid': 'method' });
     this.budget = h('input', { class: 'po-input', type: 'number', min: '1', step: '100', value: String(this.opts.budget_ms), 'aria-label': 'Budget (ms)', 'data-testid': 'budget' });
+    this.limitBox = h('input', {
+      class: 'po-input', type: 'text', placeholder: 'none', value: this.opts.memory_limit_bytes ?? '', 'aria-label': 'Memory limit', 'data-testid': 'limit-input',
+      title: 'Plan the schedule within this many bytes that recomputes least: bytes or a unit (64MiB, 8GiB); empty for no limit',
+    });
     this.pasteBox = h('textarea', { class: 'po-paste', placeholder: 'Paste a peakorder/1 graph (JSON) here, then press “Plan pasted graph”.', hidden: true, 'data-testid': 'paste' });
     this.pasteBtn = h('button', { class: 'po-btn', type: 'button', hidden: true, onclick: () => this.load(this.pasteBox.value, 'pasted graph').catch(() => {}) }, 'Plan pasted graph');
     this.fuseBtn = h('button', {
@@ -243,6 +258,17 @@ class View {
     const replan = h('button', { class: 'po-btn po-btn-primary', type: 'button', 'data-testid': 'plan', onclick: () => this.text && this.load(this.text, this.source).catch(() => {}) }, 'Plan');
     this.methodSel.addEventListener('change', () => { this.opts.method = this.methodSel.value; });
     this.budget.addEventListener('change', () => { this.opts.budget_ms = Number(this.budget.value) || DEFAULTS.budget_ms; });
+    // Text as typed (the core reads "64MiB"); a number of bytes stays a number.
+    this.limitBox.addEventListener('change', () => {
+      const v = this.limitBox.value.trim();
+      this.opts.memory_limit_bytes = v === '' ? null : /^\d+$/.test(v) ? Number(v) : v;
+    });
+    this.limitBox.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') {
+        this.limitBox.dispatchEvent(new Event('change'));
+        if (this.text) this.load(this.text, this.source).catch(() => {});
+      }
+    });
     const bar = h('div', { class: 'po-controls' },
       this.exampleSel,
       h('button', { class: 'po-btn', type: 'button', onclick: () => this.fileInput.click() }, 'Open file…'),
@@ -250,6 +276,7 @@ class View {
       h('span', { class: 'po-sep' }),
       h('label', { class: 'po-label' }, 'method ', this.methodSel),
       h('label', { class: 'po-label' }, 'budget ', this.budget, ' ms'),
+      h('label', { class: 'po-label' }, 'memory limit ', this.limitBox),
       replan,
       this.fuseBtn,
       this.fileInput,
@@ -288,6 +315,7 @@ class View {
     for (const m of this.methods) this.methodSel.append(h('option', { value: m }, m));
     this.methodSel.value = this.opts.method || this.defaultMethod();
     this.budget.value = String(this.opts.budget_ms);
+    this.limitBox.value = this.opts.memory_limit_bytes ?? '';
     this.fuseBtn.setAttribute('aria-pressed', String(!!this.opts.fuse));
   }
 
@@ -323,6 +351,11 @@ class View {
   planOptions() {
     const options = { method: this.opts.method || this.defaultMethod(), budget_ms: Number(this.opts.budget_ms) || DEFAULTS.budget_ms };
     if (this.opts.max_states) options.max_states = this.opts.max_states;
+    const limit = this.opts.memory_limit_bytes;
+    if (limit !== null && limit !== undefined && limit !== '') {
+      options.memory_limit_bytes = limit;
+      if (this.opts.recompute_method) options.recompute_method = this.opts.recompute_method;
+    }
     return options;
   }
 
@@ -368,7 +401,7 @@ class View {
       if (this.controls && !this.methodSel.options.length) this.syncControls();
       const options = this.planOptions();
       const t0 = performance.now();
-      const r = await p.analyze(text, options, !!this.opts.fuse);
+      const r = await p.analyze(text, options, !!this.opts.fuse, this.opts.plan || null);
       if (seq !== this.seq) return null; // a newer load superseded this one
       r.wall_ms = performance.now() - t0;
       // Waiting for the planner (its worker and wasm starting, on the first load) and the whole
@@ -379,7 +412,9 @@ class View {
       this.last = r;
       this.draw(r);
       this.root.dataset.state = 'ready';
-      this.setStatus(`${source}: ${plural(r.model.ops.length, 'op')}, ${plural(r.model.tensors.length, 'tensor')} · planned with ${r.plan.method} in ${formatMs(r.plan.elapsed_ms)} (planner ${info.version}, ${p.mode})`);
+      const how = r.plan.given ? `the plan given${r.plan.method !== 'given' ? ` (${r.plan.method})` : ''}` : `planned with ${r.plan.method} in ${formatMs(r.plan.elapsed_ms)}`;
+      const limit = typeof r.plan.memory_limit_bytes === 'number' ? ` within ${formatBytes(r.plan.memory_limit_bytes)}` : '';
+      this.setStatus(`${source}: ${plural(r.model.ops.length, 'op')}, ${plural(r.model.tensors.length, 'tensor')} · ${how}${limit} (planner ${info.version}, ${p.mode})`);
       // The toggle was pressed while this plan was on its way: fuse it now.
       if (this.opts.fuse && !r.fusion && !r.fusionError) await this.setFuse(true);
       return r;
@@ -422,7 +457,13 @@ class View {
       h('div', { class: 'po-card-sub', 'data-testid': `${testid}-sub` }, sub));
     const progPeak = program ? program.peak_bytes : plan.program_order_peak_bytes;
     const saved = progPeak != null ? progPeak - plan.peak_bytes : null;
-    const gap = plan.peak_bytes - plan.lower_bound_bytes;
+    const hasBound = typeof plan.lower_bound_bytes === 'number';
+    const gap = hasBound ? plan.peak_bytes - plan.lower_bound_bytes : null;
+    const limited = typeof plan.memory_limit_bytes === 'number';
+    const reruns = r.stepRun ? r.stepRun.reduce((a, k) => a + (k > 1), 0) : 0;
+    const optimalSub = limited
+      ? (plan.optimal ? 'the added cost is a proven minimum for this limit' : `added cost ${formatCost(plan.added_cost)}, lower bound ${formatCost(plan.added_cost_lower_bound)}`)
+      : plan.optimal ? 'planned peak is a proven minimum' : hasBound ? `gap to the lower bound: ${formatBytes(gap)}` : 'no lower bound given';
     this.summary.textContent = '';
     this.summary.append(
       card('Program order peak', progPeak != null ? formatBytes(progPeak) : 'n/a',
@@ -431,16 +472,38 @@ class View {
       card(`Planned peak (${plan.method})`, formatBytes(plan.peak_bytes),
         `${formatDelta(plan.peak_bytes - inputs)} above inputs${saved > 0 ? ` · saves ${formatBytes(saved)} (${((100 * saved) / progPeak).toFixed(0)}%)` : saved < 0 ? ` · ${formatBytes(-saved)} more than the program order` : ''}`,
         'planned-peak', 'po-card-planned'),
-      card('Lower bound', formatBytes(plan.lower_bound_bytes),
-        `${formatDelta(plan.lower_bound_bytes - inputs)} above inputs`, 'lower-bound'),
-      card('Optimal?', plan.optimal ? 'proven' : 'not proven',
-        plan.optimal ? 'planned peak is a proven minimum' : `gap to the lower bound: ${formatBytes(gap)}`,
+      card('Lower bound', hasBound ? formatBytes(plan.lower_bound_bytes) : 'n/a',
+        hasBound ? `${formatDelta(plan.lower_bound_bytes - inputs)} above inputs${limited || reruns ? ' (any schedule)' : ''}` : 'not given with the plan', 'lower-bound'),
+      card('Optimal?', plan.optimal ? 'proven' : 'not proven', optimalSub,
         'optimal', plan.optimal ? 'po-card-good' : 'po-card-warn'),
       card('Inputs', formatBytes(inputs), 'memory at the start', 'inputs'),
-      card('Planning time', formatMs(plan.elapsed_ms),
-        `${plural(r.model.ops.length, 'op')} · budget ${formatMs(Number(this.opts.budget_ms) || DEFAULTS.budget_ms)}`, 'planning-time'),
+      card('Planning time', plan.given && !plan.elapsed_ms ? 'n/a' : formatMs(plan.elapsed_ms),
+        `${plural(r.model.ops.length, 'op')} · ${plan.given ? 'the plan was given' : `budget ${formatMs(Number(this.opts.budget_ms) || DEFAULTS.budget_ms)}`}`, 'planning-time'),
     );
+    if (limited || reruns) this.summary.append(...this.recomputeCards(r, card, reruns));
     if (this.opts.fuse) this.summary.append(...this.fusionCards(r, card));
+  }
+
+  /** The memory limit and what meeting it costs: the recomputed runs and their added cost. */
+  recomputeCards(r, card, reruns) {
+    const { plan } = r;
+    const cards = [];
+    const ops = r.stepRun ? new Set(plan.order.filter((_, k) => r.stepRun[k] > 1)).size : 0;
+    if (typeof plan.memory_limit_bytes === 'number') {
+      const least = plan.least_limit_bytes;
+      const bound = plan.least_limit_lower_bound_bytes;
+      cards.push(card('Memory limit', formatBytes(plan.memory_limit_bytes),
+        `${formatBytes(plan.memory_limit_bytes - plan.peak_bytes)} to spare · least limit ${typeof least === 'number' ? formatBytes(least) : 'n/a'}`
+        + `${typeof bound === 'number' && bound !== least ? ` (none below ${formatBytes(bound)})` : ''}${plan.least_limit_op ? `, forced by ${plan.least_limit_op}` : ''}`,
+        'memory-limit', 'po-card-limit'));
+    }
+    const added = typeof plan.added_cost === 'number' ? plan.added_cost : null;
+    const how = plan.recompute_method === 'order' ? 'an order fits: nothing recomputed'
+      : `${plural(reruns, 'run')} again of ${plural(ops, 'op')}${plan.recompute_method ? ` (${plan.recompute_method})` : ''}`;
+    cards.push(card('Added cost (recomputation)', added !== null ? formatCost(added) : `${plural(reruns, 'run')}`,
+      `${how}${typeof plan.added_cost_lower_bound === 'number' && plan.recompute_method !== 'order' ? ` · lower bound ${formatCost(plan.added_cost_lower_bound)}` : ''}`,
+      'added-cost', 'po-card-recompute'));
+    return cards;
   }
 
   /** Kernels before -> after and the peak, memory-aware fusion next to the Thunder-style baseline. */
@@ -472,12 +535,15 @@ class View {
     const programIds = r.model.ops.map((o) => o.id);
     const series = [];
     if (r.program) series.push({ key: 'program', label: 'program', sim: r.program, order: programIds });
-    series.push({ key: 'planned', label: 'planned', sim: r.planned, order: orderIds });
+    const recomputeSteps = this.recomputeSteps(r);
+    series.push({ key: 'planned', label: 'planned', sim: r.planned, order: orderIds, recomputeSteps, runs: r.stepRun });
     const opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
+    const limit = typeof r.plan.memory_limit_bytes === 'number' ? r.plan.memory_limit_bytes : null;
     drawChart(this.chartHost, {
       series,
       lowerBound: r.plan.lower_bound_bytes,
       inputsBytes: r.plan.inputs_bytes,
+      memoryLimit: limit,
       height: this.opts.chartHeight,
       width: this.width,
       onHover: (i, ev) => {
@@ -486,9 +552,12 @@ class View {
           if (this.dag) this.dag.highlight(null);
           return;
         }
-        const rows = series.map((s) => `<tr><th><span class="po-key po-key-${s.key}"></span>${s.label}</th><td>${escapeHtml(s.order[i])}</td><td>${formatBytes(s.sim.during[i])}</td><td>${formatBytes(s.sim.after[i])}</td></tr>`);
+        const rows = series.filter((s) => i < s.order.length).map((s) => {
+          const run = s.runs && s.runs[i] > 1 ? ` <span class="po-rerun">run ${s.runs[i]}</span>` : '';
+          return `<tr><th><span class="po-key po-key-${s.key}"></span>${s.label}</th><td>${escapeHtml(s.order[i])}${run}</td><td>${formatBytes(s.sim.during[i])}</td><td>${formatBytes(s.sim.after[i])}</td></tr>`;
+        });
         this.showTip(`<b>step ${i + 1}</b><table><tr><th></th><th>op</th><th>during</th><th>after</th></tr>${rows.join('')}</table>`, ev);
-        if (this.dag) this.dag.highlight(opIx.get(orderIds[i]));
+        if (this.dag) this.dag.highlight(i < orderIds.length ? opIx.get(orderIds[i]) : null);
       },
     });
     this.legend.textContent = '';
@@ -498,6 +567,22 @@ class View {
     }
     this.legend.append(h('span', { class: 'po-key po-key-inputs' }), 'inputs');
     if (r.plan.lower_bound_bytes > r.plan.inputs_bytes) this.legend.append(h('span', { class: 'po-key po-key-bound' }), 'lower bound');
+    // Each key with its words, so that a line break never parts them.
+    if (limit !== null) {
+      this.legend.append(h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-limit' }),
+        h('span', { 'data-testid': 'legend-limit' }, `memory limit ${formatBytes(limit)}`)));
+    }
+    if (recomputeSteps.length) {
+      this.legend.append(h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-recompute' }),
+        h('span', { 'data-testid': 'legend-recompute' }, `recomputed step (an op's 2nd+ run): ${plural(recomputeSteps.length, 'step')}`)));
+    }
+  }
+
+  /** The planned steps that run an op again (its second or later run). */
+  recomputeSteps(r) {
+    const out = [];
+    if (r.stepRun) for (let k = 0; k < r.stepRun.length; k++) if (r.stepRun[k] > 1) out.push(k);
+    return out;
   }
 
   /** The regions the DAG outlines: the `regions` option, else memory-aware fusion's when on. */
@@ -583,10 +668,14 @@ class View {
   drawLists(r) {
     // Rows as HTML (rows.js draws only those in view of a long list), and listeners on the
     // lists (below), so that thousands of ops cost little.
+    // One row per step: in a schedule an op has a row for each run, the later ones marked.
     const n = r.model.ops.length;
-    this.orderRows.set(n, (k) => {
+    const opIx = this.opIndex(r);
+    this.orderRows.set(r.plan.order.length, (k) => {
       const id = r.plan.order[k];
-      return `<li data-op="${escapeHtml(id)}"><span class="po-num">${k + 1}.</span><span class="po-swatch" style="background:${viridis(n > 1 ? k / (n - 1) : 0)}"></span><code>${escapeHtml(id)}</code><span class="po-dim"> ${formatBytes(r.planned.during[k])}</span></li>`;
+      const run = r.stepRun ? r.stepRun[k] : 1;
+      const colour = viridis(n > 1 ? r.rank[opIx.get(id)] / (n - 1) : 0);
+      return `<li data-op="${escapeHtml(id)}" data-step="${k}"${run > 1 ? ` class="po-li-rerun" data-run="${run}"` : ''}><span class="po-num">${k + 1}.</span><span class="po-swatch" style="background:${colour}"></span><code>${escapeHtml(id)}</code>${run > 1 ? `<span class="po-rerun" title="recomputed: run ${run} of this op">run ${run}</span>` : ''}<span class="po-dim"> ${formatBytes(r.planned.during[k])}</span></li>`;
     });
     const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
     r.liveRow = new Map(live.map((t, i) => [t, i]));
@@ -662,6 +751,7 @@ class View {
     this.timelineHost.textContent = '';
     this.timelines = {};
     const orderIds = { planned: r.plan.order, program: r.model.ops.map((o) => o.id) };
+    this.timelineRecomputeKey.hidden = !keys.some((k) => r.bands[k].recomputeSteps.length);
     for (const k of keys) {
       const host = h('div', { class: 'po-timeline', 'data-order': k });
       this.timelineHost.append(host);
@@ -677,7 +767,8 @@ class View {
     }
     const notes = keys.map((k) => {
       const b = r.bands[k];
-      return `${k} order: ${plural(b.bands.length, 'band')} of their own${b.other.count ? `, ${plural(b.other.count, 'smaller storage')} merged into "other"` : ''}`;
+      const again = b.recomputeSteps.length ? `, ${plural(b.recomputeSteps.length, 'step')} recomputing` : '';
+      return `${k} order: ${plural(b.bands.length, 'band')} of their own${b.other.count ? `, ${plural(b.other.count, 'smaller storage')} merged into "other"` : ''}${again}`;
     });
     this.timelineNote.textContent = `${notes.join(' · ')}.${r.program ? '' : ' The file order is not a valid order, so only the planned order is shown.'}`;
     this.applySelection();
@@ -735,9 +826,10 @@ class View {
       ])}`, ev);
       return;
     }
+    const rerun = band.run > 1 ? ` <span class="po-rerun">run ${band.run}</span>` : '';
     if (band.kind === 'workspace') {
       const o = r.model.ops[band.op];
-      this.showTip(`<b>workspace of ${escapeHtml(o.id)}</b>${table([
+      this.showTip(`<b>workspace of ${escapeHtml(o.id)}</b>${rerun}${table([
         ['size', formatBytes(band.bytes)],
         ['life', `step ${band.start + 1} of the ${key} order, while the op runs`],
       ])}`, ev);
@@ -757,7 +849,8 @@ class View {
       ['live at peak', band.live ? '<b class="po-red">yes</b>' : 'no'],
     ];
     if (t.shape) rows.splice(1, 0, ['shape', `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}`]);
-    this.showTip(`<b>tensor ${escapeHtml(t.id)}</b>${table(rows)}<div class="po-dim">click to select it in the graph and the lists</div>`, ev);
+    if (band.run > 1) rows.splice(3, 0, ['made again', `by run ${band.run} of ${escapeHtml(r.model.ops[t.producer].id)} (recomputed)`]);
+    this.showTip(`<b>tensor ${escapeHtml(t.id)}</b>${rerun}${table(rows)}<div class="po-dim">click to select it in the graph and the lists</div>`, ev);
     if (this.dag) this.dag.highlight(t.producer >= 0 ? t.producer : null);
   }
 
@@ -791,7 +884,7 @@ class View {
     const r = this.last;
     const s = this.selected;
     const at = v !== null && v !== undefined ? v : s && s.kind === 'op' ? s.ix : null;
-    for (const [k, tl] of Object.entries(this.timelines)) tl.cursor(at === null || !r ? null : k === 'planned' ? r.rank[at] : at);
+    for (const [k, tl] of Object.entries(this.timelines)) tl.cursor(at === null || !r ? null : k === 'planned' ? r.firstStep[at] : at);
   }
 
   /** Marks the selection in the timelines and the lists (the graph marks it itself). */
@@ -804,7 +897,7 @@ class View {
     this.marked = s;
     this.markLists();
     if (!s || !r) return;
-    if (s.kind === 'op') this.orderRows.reveal(r.rank[s.ix]);
+    if (s.kind === 'op') this.orderRows.reveal(r.firstStep[s.ix]);
     else if (r.liveRow && r.liveRow.has(s.ix)) this.liveRows.reveal(r.liveRow.get(s.ix));
     this.markLists(true);
   }
@@ -896,7 +989,7 @@ class View {
     if (kind === 'group') {
       const gr = r.tree.groups[ix.group];
       const ranks = [];
-      for (let v = 0; v < r.model.ops.length; v++) if (ix.vis.rep[v] === ix.node) ranks.push(r.rank[v]);
+      for (let v = 0; v < r.model.ops.length; v++) if (ix.vis.rep[v] === ix.node) ranks.push(r.firstStep[v]);
       const lo = Math.min(...ranks) + 1;
       const hi = Math.max(...ranks) + 1;
       const rows = [
@@ -910,7 +1003,9 @@ class View {
     }
     if (kind === 'op') {
       const o = r.model.ops[ix];
-      const k = r.rank[ix];
+      const k = r.firstStep[ix];
+      const again = [];
+      for (let j = k + 1; j < r.plan.order.length; j++) if (r.plan.order[j] === o.id) again.push(j);
       const rows = [
         ['kind', escapeHtml(o.kind || '–')],
         ['inputs', o.inputs.map(tname).join(', ') || '–'],
@@ -919,6 +1014,9 @@ class View {
         ['program order', `step ${ix + 1}${r.program ? ` · during ${formatBytes(r.program.during[ix])}` : ''}`],
         ['planned order', `step ${k + 1} · during ${formatBytes(r.planned.during[k])}, after ${formatBytes(r.planned.after[k])}`],
       ];
+      if (again.length) {
+        rows.push(['recomputed', again.slice(0, 6).map((j, i) => `run ${i + 2} at step ${j + 1}`).join(', ') + (again.length > 6 ? ` and ${again.length - 6} more` : '')]);
+      }
       if (o.fusible) rows.push(['fusible', escapeHtml(o.fusible)]);
       const region = (this.regionsOf(r) || []).find((g) => g.includes(o.id));
       if (region) rows.push(['fused with', region.filter((id) => id !== o.id).map(escapeHtml).join(', ')]);

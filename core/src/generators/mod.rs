@@ -2,6 +2,7 @@
 //! transformers, NAS cells, workflows, random layered and series-parallel graphs) and small random
 //! families for the property tests ([`small`]), all drawing their choices from a [`Draw`].
 
+pub mod chain_train;
 pub mod draw;
 pub mod models;
 pub mod small;

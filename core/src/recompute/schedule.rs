@@ -14,6 +14,24 @@ use crate::graph::Graph;
 use crate::simulate::{Simulation, Step};
 use crate::{OpIx, TensorIx};
 
+// Defined here, not in `graph`, so that the graph does not import the schedule back.
+impl Graph {
+    /// Resolves a schedule given as op ids (an op may repeat: docs/design.md §1,
+    /// "Recomputation"), checking it as [`check_schedule`] does.
+    pub fn schedule_from_ids<S: AsRef<str>>(&self, ids: &[S]) -> Result<Vec<OpIx>, Error> {
+        let mut schedule = Vec::with_capacity(ids.len());
+        for id in ids {
+            let id = id.as_ref();
+            schedule.push(
+                self.op_ix(id)
+                    .ok_or_else(|| Error::UnknownOp { op: id.to_string() })?,
+            );
+        }
+        check_schedule(self, &schedule)?;
+        Ok(schedule)
+    }
+}
+
 /// Which storages each step of a schedule frees: `free_after[i]` lists the storages freed
 /// right after step `i` (its reads whose last use it is, and its outputs nothing reads before
 /// they are made again).
