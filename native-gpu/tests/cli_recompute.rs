@@ -619,3 +619,53 @@ fn layout_of_a_schedule_gives_each_run_its_own_buffer() {
         "{text}"
     );
 }
+
+/// A training chain through `--recompute-method revolve`: the binomial optimum, planned and run.
+#[test]
+fn revolve_plans_and_runs_a_training_chain() {
+    let dir = scratch("revolve");
+    let spec = peakorder::generators::chain_train::chain_train(16, 4096);
+    let g = write(&dir, "chain.json", &spec.to_json());
+    let graph = peakorder::Graph::from_spec(spec).unwrap();
+    let (least, _) = peakorder::recompute::least_peak_bound(&graph);
+    let limit = (least + 3 * 4096).to_string();
+    let p = json(&peakorder(&[
+        "plan",
+        &g,
+        "--memory-limit",
+        &limit,
+        "--recompute-method",
+        "revolve",
+        "--json",
+    ]));
+    assert_eq!(p["recompute_method"], "revolve");
+    assert!(p["added_cost"].as_f64().unwrap() > 0.0);
+    assert_eq!(p["optimal"], true, "{p}");
+    let text = ok(&peakorder(&[
+        "run",
+        &g,
+        "--memory-limit",
+        &limit,
+        "--recompute-method",
+        "revolve",
+        "--compare",
+    ]));
+    assert!(
+        text.contains("measured = planned, to the byte, in every run"),
+        "{text}"
+    );
+    assert!(
+        text.contains("outputs identical in every order: yes"),
+        "{text}"
+    );
+    let c = json(&peakorder(&[
+        "compare",
+        &g,
+        "--memory-limit",
+        &limit,
+        "--json",
+    ]));
+    let revolve = &c["recompute_methods"][2];
+    assert_eq!(revolve["method"], "revolve");
+    assert_eq!(revolve["added_cost"], p["added_cost"]);
+}

@@ -792,3 +792,33 @@ fn planned_schedules_of_every_fixture_run_as_planned() {
         "no fixture was planned with a recomputation"
     );
 }
+
+/// Revolve's schedules on a training chain (the chain forward, its backward, the loss), at 2
+/// to 6 activation slots: executed with measured = planned and the program order's outputs.
+#[test]
+fn revolve_schedules_of_a_training_chain_run_as_planned() {
+    let g = Graph::from_spec(peakorder::generators::chain_train::chain_train(24, 4096)).unwrap();
+    let prepared = exec::prepare(&g).unwrap();
+    let mut cpu = CpuBackend::new();
+    let program = peakorder::order::program::program_order(&g).unwrap();
+    let base = exec::execute(&g, &prepared, &program, &mut cpu).unwrap();
+    let (least, _) = peakorder::recompute::least_peak_bound(&g);
+    let mut repeats = 0;
+    for slots in 2..=6u64 {
+        let opts = PlanOptions {
+            memory_limit: Some(least + slots * 4096),
+            recompute_method: peakorder::recompute::RecomputeMethod::Revolve,
+            ..PlanOptions::default()
+        };
+        let plan = match peakorder::plan(&g, &opts, &NoClock) {
+            Ok(p) => p,
+            Err(e) if e.code() == "infeasible" => continue,
+            Err(e) => panic!("{slots} slots: {e}"),
+        };
+        let r = exec::execute(&g, &prepared, &plan.order_ix, &mut cpu).unwrap();
+        assert_eq!(r.measured_peak_bytes, plan.peak_bytes, "{slots} slots");
+        assert_eq!(r.outputs_checksum, base.outputs_checksum, "{slots} slots");
+        repeats += usize::from(plan.order_ix.len() > g.num_ops());
+    }
+    assert!(repeats >= 3, "only {repeats} limits needed a recomputation");
+}
