@@ -218,3 +218,57 @@ fn a_million_op_chain_plans_through_the_cli() {
     assert_eq!(p["optimal"], true);
     assert_eq!(p["order"].as_array().unwrap().len(), n);
 }
+
+/// The corpus again with a memory limit (issue 29): every recompute method refuses bad input
+/// as `plan` does; a valid graph either fits (exit 0) or is refused in one line (exit 2: the
+/// limit is below what any schedule needs, or the method does not apply). Never a panic.
+#[test]
+fn hostile_inputs_with_a_memory_limit_exit_0_or_2_with_one_line() {
+    for (i, (input, mentions)) in corpus().iter().enumerate() {
+        let what = format!("input #{i} ({:.60})", String::from_utf8_lossy(input));
+        for limit in ["1KiB", "0", "18446744073709551615"] {
+            for m in ["auto", "exact", "revolve", "evict"] {
+                let out = peakorder_stdin(
+                    &[
+                        "plan",
+                        "-",
+                        "--memory-limit",
+                        limit,
+                        "--recompute-method",
+                        m,
+                        "--budget-ms",
+                        "20",
+                        "--json",
+                    ],
+                    input,
+                );
+                let what = format!("plan --memory-limit {limit} --recompute-method {m} {what}");
+                if mentions.is_some() {
+                    check(&what, &out, *mentions);
+                } else {
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    assert!(matches!(out.status.code(), Some(0 | 2)), "{what}: {err}");
+                    if out.status.code() == Some(2) {
+                        assert_eq!(err.trim_end().lines().count(), 1, "{what}: {err}");
+                    }
+                }
+            }
+        }
+        let out = peakorder_stdin(
+            &[
+                "compare",
+                "-",
+                "--memory-limit",
+                "1KiB",
+                "--budget-ms",
+                "20",
+            ],
+            input,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(101), "compare {what}: {err}");
+        if mentions.is_some() {
+            check(&format!("compare --memory-limit {what}"), &out, *mentions);
+        }
+    }
+}

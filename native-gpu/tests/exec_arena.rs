@@ -152,3 +152,64 @@ fn an_overlapping_layout_is_refused_as_it_runs() {
         Err(ExecError::BadInput(_))
     ));
 }
+
+/// Schedules with recomputations in one arena: each run's outputs at their own offset, the
+/// high-water mark the arena, the outputs those of the run with separate allocations (and so
+/// of every order): the doc example of `simulate_schedule` by hand, and every fixture planned
+/// at the tightest of a few limits it can meet.
+#[test]
+fn schedules_with_recomputations_run_in_their_arenas() {
+    let g = Graph::from_json(
+        r#"{
+      "tensors": [{"id": "x", "shape": [4], "dtype": "f32"}, {"id": "a", "shape": [100], "dtype": "f32"},
+                  {"id": "b", "shape": [10], "dtype": "f32"}, {"id": "c", "shape": [10], "dtype": "f32"},
+                  {"id": "d", "shape": [1], "dtype": "f32"}],
+      "ops": [{"id": "A", "inputs": ["x"], "outputs": ["a"]},
+              {"id": "B", "inputs": ["a"], "outputs": ["b"]},
+              {"id": "C", "inputs": ["b"], "outputs": ["c"], "workspace": 400},
+              {"id": "D", "inputs": ["a", "c"], "outputs": ["d"]}],
+      "outputs": ["d"]
+    }"#,
+    )
+    .unwrap();
+    let s = g.schedule_from_ids(&["A", "B", "C", "A", "D"]).unwrap();
+    // a's two runs share bytes with C's workspace, between them: the arena is the peak.
+    assert_eq!(
+        check_arena("keep-or-recompute", &g, &s, 4),
+        16 + 40 + 40 + 400
+    );
+
+    let mut recomputed = 0;
+    use peakorder::generators as gen;
+    let generated = [
+        ("layered", gen::random_layered(3, 6, 5)),
+        ("unet", gen::unet(3, 4, 16)),
+        ("transformer", gen::transformer(2, 2, 16, 64, true)),
+    ]
+    .into_iter()
+    .map(|(n, spec)| (n.to_string(), Graph::from_spec(spec).unwrap()));
+    for (name, g) in fixtures().into_iter().chain(generated) {
+        let clock = Wall(Instant::now());
+        let top = peakorder::plan(&g, &PlanOptions::default(), &clock)
+            .unwrap()
+            .peak_bytes;
+        let (bound, _) = peakorder::recompute::least_peak_bound(&g);
+        let plan = [0.0, 0.5, 0.9].iter().find_map(|frac| {
+            let opts = PlanOptions {
+                memory_limit: Some(bound + ((top - bound) as f64 * frac) as u64),
+                ..PlanOptions::default()
+            };
+            peakorder::plan(&g, &opts, &clock).ok()
+        });
+        if let Some(plan) = plan {
+            if plan.order_ix.len() > g.num_ops() {
+                recomputed += 1;
+            }
+            check_arena(&format!("{name} limited"), &g, &plan.order_ix, 4);
+        }
+    }
+    assert!(
+        recomputed >= 2,
+        "{recomputed} graphs planned with recomputations"
+    );
+}

@@ -594,3 +594,231 @@ fn out_of_memory_frees_everything_and_names_the_op() {
     let r = exec::execute(&g, &prepared, &order, &mut b).unwrap();
     assert_eq!(r.measured_peak_bytes, 5_767_168);
 }
+
+// Schedules with recomputations (docs/design.md §1, "Recomputation"): a step that runs an op
+// again allocates its outputs again; the executor frees as the schedule simulator does.
+
+/// `order` with up to `k` extra runs inserted at random places, each of an op that already ran
+/// there, kept only where the schedule stays valid (`recompute: false` ops run once; a view
+/// read after its storage was made again must be made again too).
+fn with_repeats(g: &Graph, order: &[OpIx], rng: &mut Rng, k: usize) -> Vec<OpIx> {
+    let mut s = order.to_vec();
+    for _ in 0..k {
+        let at = 1 + rng.below(s.len().max(1));
+        let v = s[rng.below(at.min(s.len()))];
+        s.insert(at.min(s.len()), v);
+        if peakorder::recompute::check_schedule(g, &s).is_err() {
+            s.remove(at.min(s.len() - 1));
+        }
+    }
+    s
+}
+
+/// The doc example of `simulate_schedule`: a -> b -> c, and d reads a and c, over f32s.
+fn keep_or_recompute() -> Graph {
+    Graph::from_json(
+        r#"{
+      "tensors": [{"id": "x", "shape": [4], "dtype": "f32"}, {"id": "a", "shape": [100], "dtype": "f32"},
+                  {"id": "b", "shape": [10], "dtype": "f32"}, {"id": "c", "shape": [10], "dtype": "f32"},
+                  {"id": "d", "shape": [1], "dtype": "f32"}],
+      "ops": [{"id": "A", "inputs": ["x"], "outputs": ["a"]},
+              {"id": "B", "inputs": ["a"], "outputs": ["b"]},
+              {"id": "C", "inputs": ["b"], "outputs": ["c"], "workspace": 400},
+              {"id": "D", "inputs": ["a", "c"], "outputs": ["d"]}],
+      "outputs": ["d"]
+    }"#,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_hand_written_schedule_frees_and_makes_again_as_planned() {
+    let g = keep_or_recompute();
+    let prepared = exec::prepare(&g).unwrap();
+    let mut b = Recording::new();
+    let once = g.order_from_ids(&["A", "B", "C", "D"]).unwrap();
+    let again = g.schedule_from_ids(&["A", "B", "C", "A", "D"]).unwrap();
+    let o = exec::execute(&g, &prepared, &once, &mut b).unwrap();
+    assert_eq!(o.measured_peak_bytes, 16 + 400 + 40 + 40 + 400);
+    let r = exec::execute(&g, &prepared, &again, &mut b).unwrap();
+    let sim = peakorder::recompute::simulate_schedule(&g, &again).unwrap();
+    // `a` is freed after B and made again for D: C runs without it.
+    assert_eq!(sim.peak_bytes, 16 + 40 + 40 + 400);
+    assert_eq!(r.planned_peak_bytes, sim.peak_bytes);
+    assert_eq!(r.measured_peak_bytes, sim.peak_bytes);
+    let during: Vec<u64> = sim.steps.iter().map(|s| s.during_bytes).collect();
+    assert_eq!(b.during, during);
+    assert_eq!(r.outputs_checksum, o.outputs_checksum);
+}
+
+#[test]
+fn a_bad_schedule_is_refused_naming_the_op() {
+    let g = Graph::from_json(
+        r#"{
+      "tensors": [{"id": "x", "shape": [4], "dtype": "f32"}, {"id": "a", "shape": [4], "dtype": "f32"},
+                  {"id": "v", "alias_of": "a", "shape": [4], "dtype": "f32"},
+                  {"id": "b", "shape": [4], "dtype": "f32"}, {"id": "c", "shape": [4], "dtype": "f32"}],
+      "ops": [{"id": "A", "kind": "relu", "inputs": ["x"], "outputs": ["a"]},
+              {"id": "V", "kind": "view", "outputs": ["v"], "inputs": []},
+              {"id": "B", "kind": "relu", "inputs": ["v"], "outputs": ["b"], "recompute": false},
+              {"id": "C", "kind": "add", "inputs": ["v", "b"], "outputs": ["c"]}],
+      "outputs": ["c"]
+    }"#,
+    )
+    .unwrap();
+    let prepared = exec::prepare(&g).unwrap();
+    let mut cpu = CpuBackend::new();
+    let ix = |ids: &[&str]| -> Vec<OpIx> { ids.iter().map(|i| g.op_ix(i).unwrap()).collect() };
+    for (schedule, code_text, op) in [
+        (ix(&["A", "V", "B", "B", "C"]), "recompute: false", "\"B\""),
+        (ix(&["A", "V", "B", "A", "C"]), "computed again", "\"C\""),
+    ] {
+        let e = exec::execute(&g, &prepared, &schedule, &mut cpu).unwrap_err();
+        let m = e.to_string();
+        assert!(e.is_input_error(), "{m}");
+        assert!(m.contains(code_text) && m.contains(op), "{m}");
+    }
+    // Making the view again after its storage makes the schedule valid.
+    let ok = ix(&["A", "V", "B", "A", "V", "C"]);
+    let r = exec::execute(&g, &prepared, &ok, &mut cpu).unwrap();
+    let once = exec::execute(&g, &prepared, &ix(&["A", "V", "B", "C"]), &mut cpu).unwrap();
+    assert_eq!(r.outputs_checksum, once.outputs_checksum);
+    assert_eq!(
+        r.measured_peak_bytes,
+        peakorder::recompute::schedule_peak(&g, &ok)
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn schedules_with_repeats_measure_their_simulated_peak_and_compute_the_same_bits(
+        seed in any::<u64>(),
+        k in 1usize..8,
+    ) {
+        let mut spec = random_graph(seed);
+        let mut rng = Rng(seed ^ 0x5c4e_d01e);
+        for op in &mut spec.ops {
+            if rng.chance(15) {
+                op.recompute = Some(false);
+            }
+        }
+        let g = Graph::from_spec(spec).unwrap();
+        let prepared = exec::prepare(&g).unwrap();
+        let mut backend = Recording::new();
+        let order = random_order(&g, &mut rng);
+        let base = exec::execute(&g, &prepared, &order, &mut backend).unwrap();
+        for _ in 0..3 {
+            let schedule = with_repeats(&g, &order, &mut rng, k);
+            let sim = peakorder::recompute::simulate_schedule(&g, &schedule).unwrap();
+            let res = exec::execute(&g, &prepared, &schedule, &mut backend).unwrap();
+            prop_assert_eq!(res.planned_peak_bytes, sim.peak_bytes);
+            prop_assert_eq!(res.measured_peak_bytes, sim.peak_bytes);
+            let during: Vec<u64> = sim.steps.iter().map(|s| s.during_bytes).collect();
+            prop_assert_eq!(&backend.during, &during);
+            prop_assert_eq!(res.outputs_checksum, base.outputs_checksum);
+        }
+    }
+}
+
+/// Wall time, so that each plan keeps to its default budget.
+struct Wall(std::time::Instant);
+
+impl peakorder::Clock for Wall {
+    fn now_ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1e3
+    }
+}
+
+/// Every fixture planned at limits from its order's peak down to the least limit's bound:
+/// each schedule found runs with measured = planned to the byte, and computes the program
+/// order's outputs bit for bit.
+#[test]
+fn planned_schedules_of_every_fixture_run_as_planned() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut graphs: Vec<(String, Graph)> = vec![("keep-or-recompute".into(), keep_or_recompute())];
+    for dir in ["tests/cases", "tests/hard"] {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            let g = Graph::from_json(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            graphs.push((p.display().to_string(), g));
+        }
+    }
+    let mut recomputed = 0;
+    let mut cpu = CpuBackend::new();
+    for (name, g) in &graphs {
+        let prepared = exec::prepare(g).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let program = peakorder::order::program::program_order(g).unwrap();
+        let base = exec::execute(g, &prepared, &program, &mut cpu).unwrap();
+        let clock = Wall(std::time::Instant::now());
+        let top = peakorder::plan(g, &PlanOptions::default(), &clock)
+            .unwrap()
+            .peak_bytes;
+        let (bound, _) = peakorder::recompute::least_peak_bound(g);
+        for frac in [1.0, 0.9, 0.7, 0.5, 0.0] {
+            let limit = bound + ((top - bound) as f64 * frac) as u64;
+            let opts = PlanOptions {
+                memory_limit: Some(limit),
+                ..PlanOptions::default()
+            };
+            let plan = match peakorder::plan(g, &opts, &clock) {
+                Ok(p) => p,
+                Err(e) if e.code() == "infeasible" => continue,
+                Err(e) => panic!("{name} at {limit}: {e}"),
+            };
+            assert!(plan.peak_bytes <= limit, "{name}");
+            let r = exec::execute(g, &prepared, &plan.order_ix, &mut cpu)
+                .unwrap_or_else(|e| panic!("{name} at {limit}: {e}"));
+            assert_eq!(r.planned_peak_bytes, plan.peak_bytes, "{name} at {limit}");
+            assert_eq!(r.measured_peak_bytes, plan.peak_bytes, "{name} at {limit}");
+            assert_eq!(
+                r.outputs_checksum, base.outputs_checksum,
+                "{name} at {limit}: outputs differ from the program order's"
+            );
+            if plan.order_ix.len() > g.num_ops() {
+                recomputed += 1;
+            }
+        }
+    }
+    // The keep-or-recompute graph needs a recomputation below its order's peak.
+    assert!(
+        recomputed >= 1,
+        "no fixture was planned with a recomputation"
+    );
+}
+
+/// Revolve's schedules on a training chain (the chain forward, its backward, the loss), at 2
+/// to 6 activation slots: executed with measured = planned and the program order's outputs.
+#[test]
+fn revolve_schedules_of_a_training_chain_run_as_planned() {
+    let g = Graph::from_spec(peakorder::generators::chain_train::chain_train(24, 4096)).unwrap();
+    let prepared = exec::prepare(&g).unwrap();
+    let mut cpu = CpuBackend::new();
+    let program = peakorder::order::program::program_order(&g).unwrap();
+    let base = exec::execute(&g, &prepared, &program, &mut cpu).unwrap();
+    let (least, _) = peakorder::recompute::least_peak_bound(&g);
+    let mut repeats = 0;
+    for slots in 2..=6u64 {
+        let opts = PlanOptions {
+            memory_limit: Some(least + slots * 4096),
+            recompute_method: peakorder::recompute::RecomputeMethod::Revolve,
+            ..PlanOptions::default()
+        };
+        let plan = match peakorder::plan(&g, &opts, &NoClock) {
+            Ok(p) => p,
+            Err(e) if e.code() == "infeasible" => continue,
+            Err(e) => panic!("{slots} slots: {e}"),
+        };
+        let r = exec::execute(&g, &prepared, &plan.order_ix, &mut cpu).unwrap();
+        assert_eq!(r.measured_peak_bytes, plan.peak_bytes, "{slots} slots");
+        assert_eq!(r.outputs_checksum, base.outputs_checksum, "{slots} slots");
+        repeats += usize::from(plan.order_ix.len() > g.num_ops());
+    }
+    assert!(repeats >= 3, "only {repeats} limits needed a recomputation");
+}

@@ -14,7 +14,8 @@ use crate::plan::Hooks;
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-/// Lays out `g` run in `order`.
+/// Lays out `g` run in `order`: an order, or a schedule in which an op may run more than once
+/// (each run's outputs are then buffers of their own, [`lifetimes`]).
 pub fn layout(
     g: &Graph,
     order: &[OpIx],
@@ -45,7 +46,14 @@ pub(crate) fn layout_within(
     budget: &Budget,
     start: f64,
 ) -> Result<Layout, Error> {
-    g.check_order(order)?;
+    // An order as before (its errors name a repeated op); a schedule with repeats as the
+    // recompute model checks it.
+    let repeats = has_repeats(g, order);
+    if repeats {
+        crate::recompute::check_schedule(g, order)?;
+    } else {
+        g.check_order(order)?;
+    }
     let (bufs, slots) = lifetimes::lifetimes(g, order);
     let name = |i: usize| match slots[i] {
         Slot::Storage(s) => format!(
@@ -60,21 +68,63 @@ pub(crate) fn layout_within(
     let problem = Problem::new(bufs, opts.align, &name)?;
     let placed = solve::solve(&problem, opts.method, opts.capacity, budget)?;
 
+    // Where each step's new storages and workspace go: a buffer is known by what it holds and
+    // the time it is made (time i + 1 is step i; 0 is the start).
+    let made_start: Vec<usize> = std::iter::once(0)
+        .chain(order.iter().scan(0usize, |acc, &v| {
+            *acc += g.creates(v).len();
+            Some(*acc)
+        }))
+        .collect();
+    let mut made = vec![0u64; made_start[order.len()]];
+    let mut step_workspace = vec![0u64; order.len()];
     let mut storage = vec![0u64; g.num_tensors()];
     let mut workspace = vec![0u64; g.num_ops()];
+    let mut seen_storage = vec![false; g.num_tensors()];
+    let mut seen_workspace = vec![false; g.num_ops()];
     for (i, slot) in slots.iter().enumerate() {
+        let off = placed.offsets[i];
+        let lower = problem.buffers()[i].lower;
         match *slot {
-            Slot::Storage(s) => storage[s as usize] = placed.offsets[i],
-            Slot::Workspace(v) => workspace[v as usize] = placed.offsets[i],
+            Slot::Storage(s) => {
+                // Instances come in time order: the first is the tensor's offset.
+                if !std::mem::replace(&mut seen_storage[s as usize], true) {
+                    storage[s as usize] = off;
+                }
+                if lower > 0 {
+                    let step = (lower - 1) as usize;
+                    let at = g.creates(order[step]).iter().position(|&c| c == s);
+                    if let Some(k) = at {
+                        made[made_start[step] + k] = off;
+                    }
+                }
+            }
+            Slot::Workspace(v) => {
+                if !std::mem::replace(&mut seen_workspace[v as usize], true) {
+                    workspace[v as usize] = off;
+                }
+                step_workspace[(lower - 1) as usize] = off;
+            }
         }
     }
     // The second, independent check: the memory model's own walk.
-    check::check_graph(g, order, &storage, &workspace, opts.align, placed.arena).map_err(
-        |reason| Error::BadLayout {
-            what: format!("the {} layout", opts.method.name()),
-            reason: format!("{reason}; this is a bug"),
-        },
-    )?;
+    let checked = if repeats {
+        check::check_schedule_graph(
+            g,
+            order,
+            &storage,
+            &made,
+            &step_workspace,
+            opts.align,
+            placed.arena,
+        )
+    } else {
+        check::check_graph(g, order, &storage, &workspace, opts.align, placed.arena)
+    };
+    checked.map_err(|reason| Error::BadLayout {
+        what: format!("the {} layout", opts.method.name()),
+        reason: format!("{reason}; this is a bug"),
+    })?;
     let tensor_offsets: Vec<u64> = g
         .tensors()
         .iter()
@@ -95,17 +145,41 @@ pub(crate) fn layout_within(
             .map(|(v, op)| (op.id.clone(), workspace[v]))
             .collect(),
     );
-    // Storages first (in tensor order), then workspaces (in step order).
-    let mut keyed: Vec<((bool, u64), BufferRow)> = problem
+    // Storages first (in tensor order, a storage's runs in time order), then workspaces (in
+    // step order). A run number only where a storage or workspace has more than one buffer.
+    let mut count_storage = vec![0u32; g.num_tensors()];
+    let mut count_workspace = vec![0u32; g.num_ops()];
+    for slot in &slots {
+        match *slot {
+            Slot::Storage(s) => count_storage[s as usize] += 1,
+            Slot::Workspace(v) => count_workspace[v as usize] += 1,
+        }
+    }
+    let mut run_storage = vec![0u32; g.num_tensors()];
+    let mut run_workspace = vec![0u32; g.num_ops()];
+    let mut keyed: Vec<((bool, u64, u64), BufferRow)> = problem
         .buffers()
         .iter()
         .zip(&slots)
         .zip(&placed.offsets)
         .map(|((b, slot), &offset)| {
-            let (key, kind, id) = match *slot {
-                Slot::Storage(s) => ((false, s as u64), "tensor", &g.tensors()[s as usize].id),
-                Slot::Workspace(v) => ((true, b.lower), "workspace", &g.ops()[v as usize].id),
+            let (key, kind, id, count, run) = match *slot {
+                Slot::Storage(s) => (
+                    (false, s as u64, b.lower),
+                    "tensor",
+                    &g.tensors()[s as usize].id,
+                    count_storage[s as usize],
+                    &mut run_storage[s as usize],
+                ),
+                Slot::Workspace(v) => (
+                    (true, b.lower, 0),
+                    "workspace",
+                    &g.ops()[v as usize].id,
+                    count_workspace[v as usize],
+                    &mut run_workspace[v as usize],
+                ),
             };
+            *run += 1;
             let row = BufferRow {
                 kind,
                 id: id.clone(),
@@ -113,6 +187,7 @@ pub(crate) fn layout_within(
                 bytes: b.size,
                 first_step: b.lower,
                 last_step: b.upper - 1,
+                run: (count > 1).then_some(*run),
             };
             (key, row)
         })
@@ -126,7 +201,11 @@ pub(crate) fn layout_within(
         method: opts.method.name().to_string(),
         align: opts.align,
         order: g.op_ids(order),
-        peak_bytes: peak_of(g, order),
+        peak_bytes: if repeats {
+            crate::recompute::schedule_peak(g, order)
+        } else {
+            peak_of(g, order)
+        },
         inputs_bytes: g.inputs_bytes(),
         offsets,
         workspace_offsets,
@@ -136,8 +215,19 @@ pub(crate) fn layout_within(
         order_search: None,
         tensor_offsets,
         op_workspace_offsets: workspace,
+        made_offsets: made,
+        step_workspace_offsets: step_workspace,
         order_ix: order.to_vec(),
         aligned_peak_bytes: problem.lower_bound(),
+    })
+}
+
+/// True when some op appears more than once (a schedule with recomputations).
+fn has_repeats(g: &Graph, order: &[OpIx]) -> bool {
+    let mut seen = vec![false; g.num_ops()];
+    order.iter().any(|&v| {
+        seen.get_mut(v as usize)
+            .is_some_and(|s| std::mem::replace(s, true))
     })
 }
 

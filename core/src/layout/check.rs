@@ -97,40 +97,8 @@ pub fn check_graph(
     let tensor = |s: TensorIx| format!("tensor {}", show_id(&g.tensors()[s as usize].id));
     let ws = |v: OpIx| format!("the workspace of op {}", show_id(&g.ops()[v as usize].id));
     let mut live: BTreeMap<u64, (u64, String)> = BTreeMap::new();
-    let put = |live: &mut BTreeMap<u64, (u64, String)>,
-               off: u64,
-               size: u64,
-               what: String|
-     -> Result<(), String> {
-        let size = align_up(size, align).ok_or_else(|| format!("{what}: size overflows"))?;
-        if size == 0 {
-            return Ok(());
-        }
-        if off % align != 0 {
-            return Err(format!("{what} at offset {off} is not aligned to {align}"));
-        }
-        if off.checked_add(size).map_or(true, |e| e > arena) {
-            return Err(format!(
-                "{what} at offset {off} ends above the arena ({arena} bytes)"
-            ));
-        }
-        if let Some((_, (end, other))) = live.range(..=off).next_back() {
-            if *end > off {
-                return Err(format!("{what} at offset {off} overlaps {other}"));
-            }
-        }
-        if let Some((&start, (_, other))) = live.range(off..).next() {
-            if start < off + size {
-                return Err(format!("{what} at offset {off} overlaps {other}"));
-            }
-        }
-        live.insert(off, (off + size, what));
-        Ok(())
-    };
-    let take = |live: &mut BTreeMap<u64, (u64, String)>, off: u64, size: u64| {
-        if size > 0 {
-            live.remove(&off);
-        }
+    let put = |live: &mut BTreeMap<u64, (u64, String)>, off: u64, size: u64, what: String| {
+        put(live, off, size, what, align, arena)
     };
     for s in g.input_storages() {
         put(&mut live, storage[s as usize], g.size(s), tensor(s))?;
@@ -157,6 +125,114 @@ pub fn check_graph(
         }
     }
     Ok(())
+}
+
+/// Checks a schedule's layout (an op may run more than once) by walking it through the memory
+/// model (the frees of [`crate::recompute::schedule::frees_of`], the reference simulator's):
+/// every graph input at `storage[s]`; at step `i`, the storages `schedule[i]` makes at
+/// `made[made_start(i)..]` (one per storage in [`Graph::creates`] order, steps in turn), its
+/// workspace at `step_workspace[i]`; each instance removed when the model frees it. Nothing
+/// may overlap what is live. On an order this is [`check_graph`]'s verdict.
+pub fn check_schedule_graph(
+    g: &Graph,
+    schedule: &[OpIx],
+    storage: &[u64],
+    made: &[u64],
+    step_workspace: &[u64],
+    align: u64,
+    arena: u64,
+) -> Result<(), String> {
+    let tensor = |s: TensorIx| format!("tensor {}", show_id(&g.tensors()[s as usize].id));
+    let ws = |v: OpIx| format!("the workspace of op {}", show_id(&g.ops()[v as usize].id));
+    if step_workspace.len() != schedule.len() {
+        return Err(format!(
+            "{} workspace offsets for {} steps",
+            step_workspace.len(),
+            schedule.len()
+        ));
+    }
+    let frees = crate::recompute::schedule::frees_of(g, schedule);
+    let mut live: BTreeMap<u64, (u64, String)> = BTreeMap::new();
+    // The offset of each storage's live instance.
+    let mut at = vec![0u64; g.num_tensors()];
+    for s in g.input_storages() {
+        at[s as usize] = storage[s as usize];
+        put(
+            &mut live,
+            at[s as usize],
+            g.size(s),
+            tensor(s),
+            align,
+            arena,
+        )?;
+    }
+    let mut next = made.iter();
+    for (i, &v) in schedule.iter().enumerate() {
+        for &s in g.creates(v) {
+            let &off = next
+                .next()
+                .ok_or_else(|| format!("no offset for {} made at step {}", tensor(s), i + 1))?;
+            at[s as usize] = off;
+            put(&mut live, off, g.size(s), tensor(s), align, arena)?;
+        }
+        put(
+            &mut live,
+            step_workspace[i],
+            g.workspace(v),
+            ws(v),
+            align,
+            arena,
+        )?;
+        take(&mut live, step_workspace[i], g.workspace(v));
+        for &s in frees.after(i) {
+            take(&mut live, at[s as usize], g.size(s));
+        }
+    }
+    if next.next().is_some() {
+        return Err("more offsets than the schedule makes storages".into());
+    }
+    Ok(())
+}
+
+/// Places `size` bytes (aligned up) at `off` among `live`, refusing an overlap.
+fn put(
+    live: &mut BTreeMap<u64, (u64, String)>,
+    off: u64,
+    size: u64,
+    what: String,
+    align: u64,
+    arena: u64,
+) -> Result<(), String> {
+    let size = align_up(size, align).ok_or_else(|| format!("{what}: size overflows"))?;
+    if size == 0 {
+        return Ok(());
+    }
+    if off % align != 0 {
+        return Err(format!("{what} at offset {off} is not aligned to {align}"));
+    }
+    if off.checked_add(size).map_or(true, |e| e > arena) {
+        return Err(format!(
+            "{what} at offset {off} ends above the arena ({arena} bytes)"
+        ));
+    }
+    if let Some((_, (end, other))) = live.range(..=off).next_back() {
+        if *end > off {
+            return Err(format!("{what} at offset {off} overlaps {other}"));
+        }
+    }
+    if let Some((&start, (_, other))) = live.range(off..).next() {
+        if start < off + size {
+            return Err(format!("{what} at offset {off} overlaps {other}"));
+        }
+    }
+    live.insert(off, (off + size, what));
+    Ok(())
+}
+
+fn take(live: &mut BTreeMap<u64, (u64, String)>, off: u64, size: u64) {
+    if size > 0 {
+        live.remove(&off);
+    }
 }
 
 #[cfg(test)]

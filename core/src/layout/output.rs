@@ -36,6 +36,10 @@ pub struct BufferRow {
     pub first_step: u64,
     /// Last step it is live (inclusive).
     pub last_step: u64,
+    /// In a schedule, for a storage made (or a workspace used) by more than one run: which run
+    /// this buffer is, from 1 (each run's outputs are a buffer of their own). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<u32>,
 }
 
 /// A graph's layout (`peakorder layout --json`, `docs/design.md` §6).
@@ -51,13 +55,14 @@ pub struct Layout {
     pub method: String,
     /// The alignment of every size and offset.
     pub align: u64,
-    /// Op ids in the order the layout is for.
+    /// Op ids in the order (or schedule: an op may be listed more than once) the layout is for.
     pub order: Vec<String>,
     /// The order's peak (the simulator's, unaligned).
     pub peak_bytes: u64,
     /// Bytes of the graph inputs.
     pub inputs_bytes: u64,
-    /// Every tensor's offset, views included (a view's is its storage's).
+    /// Every tensor's offset, views included (a view's is its storage's). In a schedule, a
+    /// storage made more than once has an offset per run (see `buffers`); this is its first's.
     pub offsets: IdOffsets,
     /// The offset of each op's workspace (ops with workspace only).
     pub workspace_offsets: IdOffsets,
@@ -71,12 +76,21 @@ pub struct Layout {
     /// and what it gave.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub order_search: Option<OrderSearch>,
-    /// Offset of each tensor by index (views: their storage's).
+    /// Offset of each tensor by index (views: their storage's; in a schedule, its first run's).
     #[serde(skip)]
     pub tensor_offsets: Vec<u64>,
-    /// Offset of each op's workspace by index (0 without one).
+    /// Offset of each op's workspace by index (0 without one; in a schedule, its first run's).
     #[serde(skip)]
     pub op_workspace_offsets: Vec<u64>,
+    /// The offsets of the storages each step makes, step after step, one per storage of
+    /// [`crate::Graph::creates`] in its order (0 for an empty one): what an executor places
+    /// at each step, a recomputation's new buffers included. On an order, each storage's
+    /// offset of `tensor_offsets` again.
+    #[serde(skip)]
+    pub made_offsets: Vec<u64>,
+    /// The offset of each step's workspace (0 without one).
+    #[serde(skip)]
+    pub step_workspace_offsets: Vec<u64>,
     /// The order as op indices.
     #[serde(skip)]
     pub order_ix: Vec<OpIx>,

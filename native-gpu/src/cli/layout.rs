@@ -13,7 +13,7 @@ use peakorder::layout::{
 use peakorder::units::format_bytes;
 use peakorder::{Hooks, Method};
 
-use super::input::{read_order, read_text};
+use super::input::{read_schedule, read_text};
 use super::plan::to_json;
 use super::search::{install_ctrl_c, CANCEL};
 use super::search_args::BudgetArg;
@@ -34,7 +34,9 @@ fn default_budget_ms() -> &'static str {
 pub struct LayoutArgs {
     /// Graph JSON file, `-` for stdin, or a `.csv` of fixed lifetimes (MiniMalloc's format).
     input: PathBuf,
-    /// Lay out this order (a JSON array of op ids, or a plan) instead of planning one.
+    /// Lay out this order (a JSON array of op ids, or a plan) instead of planning one. An op
+    /// may be listed more than once (a schedule with recomputations): each run's outputs are
+    /// then a buffer of their own, with their own lifetime and offset.
     #[arg(long)]
     order: Option<PathBuf>,
     /// Layout method: auto, exact, size, duration, conflicts, area, online, local.
@@ -132,7 +134,7 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
         peakorder::Graph::from_json(&text).map_err(|e| CliError::Input(format!("{name}: {e}")))?;
     let l = match &a.order {
         Some(path) => {
-            let order = read_order(&g, path)?;
+            let order = read_schedule(&g, path)?;
             layout_hooked(&g, &order, &opts, &clock, &hooks)?
         }
         None => {
@@ -154,7 +156,8 @@ pub fn run(a: LayoutArgs) -> Result<(), CliError> {
 
 /// A graph layout's buffers as MiniMalloc's output CSV (lifetimes `[first_step, last_step + 1)`),
 /// so the fixed-interval problem can be solved again, here or by MiniMalloc. Ids are the tensor
-/// ids (`ws:` + the op id for workspaces), or `#k` when an id holds a comma or a line break.
+/// ids (`ws:` + the op id for workspaces; `@` + the run for a schedule's storage or workspace
+/// with several runs), or `#k` when an id holds a comma or a line break.
 fn intervals_csv(l: &Layout) -> String {
     let mut s = String::from("id,lower,upper,size,offset\n");
     for (k, r) in l.buffers.iter().enumerate() {
@@ -162,6 +165,10 @@ fn intervals_csv(l: &Layout) -> String {
             format!("ws:{}", r.id)
         } else {
             r.id.clone()
+        };
+        let id = match r.run {
+            Some(run) => format!("{id}@{run}"),
+            None => id,
         };
         let id = if id.contains([',', '\n', '\r']) || id.trim() != id || id.is_empty() {
             format!("#{k}")
@@ -214,7 +221,13 @@ pub fn render(l: &Layout) -> String {
     let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("{k:<16}{v}\n"));
     line(&mut s, "method", l.method.clone());
     line(&mut s, "arena", bytes(l.arena_bytes));
-    line(&mut s, "order's peak", bytes(l.peak_bytes));
+    let schedule = l.buffers.iter().any(|r| r.run.is_some());
+    let peak = if schedule {
+        "schedule's peak"
+    } else {
+        "order's peak"
+    };
+    line(&mut s, peak, bytes(l.peak_bytes));
     line(&mut s, "lower bound", bytes(l.lower_bound_bytes));
     line(
         &mut s,
@@ -251,6 +264,10 @@ pub fn render(l: &Layout) -> String {
             format!("workspace of {}", r.id)
         } else {
             r.id.clone()
+        };
+        let who = match r.run {
+            Some(run) => format!("{who} (run {run})"),
+            None => who,
         };
         s.push_str(&format!(
             "{:>w$}  {:>10}  {:>11}  {who}\n",

@@ -8,9 +8,9 @@ use peakorder::{Graph, LayoutOptions, Method, OpIx};
 use peakorder_gpu::exec::{self, Backend, Device, ExecError, Prepared, RunResult};
 use serde::Serialize;
 
-use super::input::{read_graph, read_order};
+use super::input::{read_graph, read_schedule};
 use super::plan::to_json;
-use super::search_args::{MethodArg, SearchLimits};
+use super::search_args::{MemoryLimitArg, MethodArg, SearchLimits};
 use super::table::{ms, Table};
 use super::{CliError, StdClock};
 
@@ -18,11 +18,15 @@ use super::{CliError, StdClock};
 /// in well under a millisecond with no search.
 const RUN_METHOD: Method = Method::Greedy;
 
-/// `peakorder run GRAPH [--device cpu|cuda] [--compare] [--json]`.
+/// `peakorder run GRAPH [--device cpu|cuda] [--memory-limit BYTES] [--compare] [--json]`.
 #[derive(Args, Debug)]
 #[command(mut_arg("method", |a| a
     .default_value(RUN_METHOD.name())
     .help("Planning method for the planned order")))]
+#[command(mut_arg("memory_limit", |a| a
+    .conflicts_with("order")
+    .help("Plan within this many bytes (64MiB, 1.5GiB, 1048576), recomputing what must be, and \
+           run that schedule, its recomputations included")))]
 pub struct RunArgs {
     /// Graph JSON file, or `-` for stdin.
     graph: PathBuf,
@@ -32,9 +36,13 @@ pub struct RunArgs {
     device: String,
     #[command(flatten)]
     method: MethodArg,
-    /// Run this order instead of planning one: a JSON array of op ids, or a plan.
+    /// Run this order instead of planning one: a JSON array of op ids, or a plan. An op may
+    /// be listed more than once (a schedule with recomputations, as `plan --memory-limit`
+    /// gives).
     #[arg(long, conflicts_with = "method")]
     order: Option<PathBuf>,
+    #[command(flatten)]
+    limit: MemoryLimitArg,
     /// Also run the program order (the file's order), first.
     #[arg(long)]
     compare: bool,
@@ -90,6 +98,9 @@ pub struct RunRow {
     pub measured_peak_bytes: u64,
     pub inputs_bytes: u64,
     pub elapsed_ms: f64,
+    /// Steps that run an op again (a schedule with recomputations); absent for an order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recomputed_steps: Option<usize>,
     /// `--arena`: the layout's arena, which the measured high-water mark must equal.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arena_bytes: Option<u64>,
@@ -145,7 +156,7 @@ pub fn execute_all(
     let mut results = Vec::new();
     for (label, order) in orders {
         let r = exec::execute(g, prepared, order, backend)?;
-        runs.push(row(label, &r, None));
+        runs.push(row(label, order, &r, None));
         results.push(r);
     }
     Ok(Execution {
@@ -156,13 +167,18 @@ pub fn execute_all(
     })
 }
 
-fn row(label: &str, r: &RunResult, align: Option<u64>) -> RunRow {
+fn row(label: &str, schedule: &[OpIx], r: &RunResult, align: Option<u64>) -> RunRow {
+    let again = schedule.len() - {
+        let mut seen = std::collections::HashSet::new();
+        schedule.iter().filter(|v| seen.insert(**v)).count()
+    };
     RunRow {
         order: label.to_string(),
         planned_peak_bytes: r.planned_peak_bytes,
         measured_peak_bytes: r.measured_peak_bytes,
         inputs_bytes: r.inputs_bytes,
         elapsed_ms: r.elapsed_ms,
+        recomputed_steps: (again > 0).then_some(again),
         arena_bytes: r.arena_bytes,
         align,
     }
@@ -180,7 +196,7 @@ pub fn execute_all_in_arenas(
     let mut results = Vec::new();
     for (label, layout) in layouts {
         let r = exec::execute_arena(g, prepared, layout, backend)?;
-        runs.push(row(label, &r, Some(layout.align)));
+        runs.push(row(label, &layout.order_ix, &r, Some(layout.align)));
         results.push(r);
     }
     Ok(Execution {
@@ -202,7 +218,12 @@ fn with_above(peak: u64, inputs: u64) -> String {
 /// The text report of an execution.
 pub fn render(ex: &Execution) -> String {
     let arena = ex.results.iter().any(|r| r.arena_bytes.is_some());
-    let mut cols = vec![("order", false), ("planned peak (above inputs)", true)];
+    let again = ex.runs.iter().any(|r| r.recomputed_steps.is_some());
+    let mut cols = vec![("order", false)];
+    if again {
+        cols.push(("recomputed", true));
+    }
+    cols.push(("planned peak (above inputs)", true));
     if arena {
         cols.push(("arena (above inputs)", true));
     }
@@ -214,10 +235,11 @@ pub fn render(ex: &Execution) -> String {
     let mut t = Table::new(&cols);
     for (row, r) in ex.runs.iter().zip(&ex.results) {
         let target = r.arena_bytes.unwrap_or(r.planned_peak_bytes);
-        let mut cells = vec![
-            row.order.clone(),
-            with_above(r.planned_peak_bytes, r.inputs_bytes),
-        ];
+        let mut cells = vec![row.order.clone()];
+        if again {
+            cells.push(row.recomputed_steps.unwrap_or(0).to_string());
+        }
+        cells.push(with_above(r.planned_peak_bytes, r.inputs_bytes));
         if let Some(a) = r.arena_bytes {
             cells.push(with_above(a, r.inputs_bytes));
         }
@@ -264,6 +286,7 @@ pub fn render(ex: &Execution) -> String {
 }
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
+    let opts = a.limit.apply(a.limits.plan_options(a.method.method()?))?;
     let g = read_graph(&a.graph)?;
     let choice: DeviceChoice = a.device.parse()?;
     let mut orders: Vec<(String, Vec<OpIx>)> = Vec::new();
@@ -273,9 +296,8 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         orders.push(("program".into(), program));
     }
     match &a.order {
-        Some(path) => orders.push((path.display().to_string(), read_order(&g, path)?)),
+        Some(path) => orders.push((path.display().to_string(), read_schedule(&g, path)?)),
         None => {
-            let opts = a.limits.plan_options(a.method.method()?);
             let plan = peakorder::plan(&g, &opts, &StdClock::new())?;
             orders.push(("planned".into(), plan.order_ix));
         }

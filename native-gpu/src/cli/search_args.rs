@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use clap::Args;
 use peakorder::fusion::FuseOptions;
+use peakorder::recompute::RecomputeMethod;
 use peakorder::{Method, PlanOptions};
 
 use super::CliError;
@@ -92,6 +93,49 @@ impl MethodArg {
     /// The method named (an unknown name is bad input, exit code 2).
     pub fn method(&self) -> Result<Method, CliError> {
         Ok(self.method.parse()?)
+    }
+}
+
+/// A bound on the peak, met by recomputing what must be (`plan`, `compare`, `run`).
+#[derive(Args, Debug, Clone)]
+pub struct MemoryLimitArg {
+    /// Fit the plan's peak (inputs included, as `simulate` counts it) into this many bytes,
+    /// recomputing the least it can: a whole number of bytes or a number with a unit (64MiB,
+    /// 1.5GiB, 2GB). Below the least limit any schedule reaches, exit 2 (`infeasible`).
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
+    pub memory_limit: Option<String>,
+    /// How a memory limit is met: auto (the chain optimum on training chains, the exact search
+    /// on small graphs, else eviction), exact, revolve or evict.
+    #[arg(long, value_name = "METHOD", default_value_t = RecomputeMethod::default().name().to_string(), requires = "memory_limit")]
+    pub recompute_method: String,
+}
+
+impl MemoryLimitArg {
+    /// The limit in bytes, if one was given (a malformed one is bad input naming the value).
+    pub fn limit(&self) -> Result<Option<u64>, CliError> {
+        self.memory_limit
+            .as_deref()
+            .map(|text| {
+                peakorder::units::parse_bytes(text)
+                    .map_err(|e| CliError::Input(format!("--memory-limit: {e}")))
+            })
+            .transpose()
+    }
+
+    /// The recompute method named (an unknown name is bad input).
+    pub fn method(&self) -> Result<RecomputeMethod, CliError> {
+        self.recompute_method
+            .parse()
+            .map_err(|e| CliError::Input(format!("--recompute-method: {e}")))
+    }
+
+    /// `opts` with this limit and method.
+    pub fn apply(&self, opts: PlanOptions) -> Result<PlanOptions, CliError> {
+        Ok(PlanOptions {
+            memory_limit: self.limit()?,
+            recompute_method: self.method()?,
+            ..opts
+        })
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use peakorder::units::format_bytes;
 
-use super::input::{read_graph, read_order};
+use super::input::{has_repeats, read_graph, read_schedule};
 use super::plan::{peak_text, to_json};
 use super::table::Table;
 use super::CliError;
@@ -15,7 +15,8 @@ use super::CliError;
 pub struct SimulateArgs {
     /// Graph JSON file, or `-` for stdin.
     graph: PathBuf,
-    /// Order JSON file: an array of op ids, or a plan with an `order` field.
+    /// Order JSON file: an array of op ids, or a plan with an `order` field. An op may be
+    /// listed more than once (a schedule with recomputations, as `plan --memory-limit` gives).
     order: PathBuf,
     /// Print exact JSON instead of a table.
     #[arg(long)]
@@ -24,8 +25,13 @@ pub struct SimulateArgs {
 
 pub fn run(a: SimulateArgs) -> Result<(), CliError> {
     let g = read_graph(&a.graph)?;
-    let order = read_order(&g, &a.order)?;
-    let sim = peakorder::simulate(&g, &order)?;
+    let order = read_schedule(&g, &a.order)?;
+    // The schedule simulator is the order simulator on an order; an order keeps its own path.
+    let sim = if has_repeats(&order) {
+        peakorder::recompute::simulate_schedule(&g, &order)?
+    } else {
+        peakorder::simulate(&g, &order)?
+    };
     if a.json {
         println!("{}", to_json(&sim));
         return Ok(());
@@ -37,15 +43,24 @@ pub fn run(a: SimulateArgs) -> Result<(), CliError> {
         ("after", true),
         ("", false),
     ]);
+    // A step that runs an op again is marked with its run.
+    let mut runs = vec![0u32; g.num_ops()];
     for (i, st) in sim.steps.iter().enumerate() {
         let mark = if sim.peak_step == Some(i) {
             "<- peak"
         } else {
             ""
         };
+        let run = &mut runs[st.op_ix as usize];
+        *run += 1;
+        let op = if *run > 1 {
+            format!("{} (run {run})", st.op)
+        } else {
+            st.op.clone()
+        };
         t.row(vec![
             (i + 1).to_string(),
-            st.op.clone(),
+            op,
             format_bytes(st.during_bytes),
             format_bytes(st.after_bytes),
             mark.into(),
@@ -64,5 +79,17 @@ pub fn run(a: SimulateArgs) -> Result<(), CliError> {
     };
     println!("{:<16}{at}", "peak at");
     println!("{:<16}{}", "live at peak", sim.live_at_peak.join(" "));
+    let again = runs
+        .iter()
+        .map(|&r| r.saturating_sub(1) as usize)
+        .sum::<usize>();
+    if again > 0 {
+        println!(
+            "{:<16}{again} of {} steps ({} added cost)",
+            "recomputed",
+            sim.steps.len(),
+            super::plan::cost(peakorder::recompute::added_cost(&g, &order))
+        );
+    }
     Ok(())
 }

@@ -1,14 +1,17 @@
-//! The native executor: runs an order of a graph with real kernels and real allocations, and
-//! measures the peak the allocator saw.
+//! The native executor: runs an order or a schedule of a graph with real kernels and real
+//! allocations, and measures the peak the allocator saw.
 //!
 //! One driver loop ([`execute`]) serves every backend. It follows the core's memory model
 //! (docs/design.md §1) step by step through the same [`Graph`] accessors the simulator reads
-//! (`input_storages`, `creates`, `workspace`, `reads`, `users`, `pinned`, `size`):
-//! every graph input is allocated and filled first; then, for each op, its new storages and its
-//! workspace are allocated just before it runs, the op runs, its workspace is freed, and every
-//! storage whose last user has run (or that nobody uses) is freed unless it is pinned. A backend
-//! only allocates, frees, copies and launches what the loop tells it to, so its high-water mark is
-//! the simulator's peak, up to the allocator's own rounding ([`Backend::charge`]).
+//! (`input_storages`, `creates`, `workspace`, `size`) and the schedule simulator's frees
+//! ([`peakorder::recompute::schedule::frees_of`]): every graph input is allocated and filled
+//! first; then, for each step, the op's new storages and its workspace are allocated just before
+//! it runs, the op runs, its workspace is freed, and every storage the simulator frees after
+//! that step (its last use before its producer runs again, or nobody's) is freed. A step that
+//! runs an op again (a recomputation) allocates its outputs again: their previous instance was
+//! freed before, so the slot is empty. A backend only allocates, frees, copies and launches
+//! what the loop tells it to, so its high-water mark is the simulator's peak, up to the
+//! allocator's own rounding ([`Backend::charge`]).
 //!
 //! Views own no memory: a view reads its root's storage from its start, reinterpreted with the
 //! view's own shape (a reshape; strides are not modelled). Ops never write through a view, so
@@ -102,24 +105,43 @@ impl RunResult {
     }
 }
 
-/// Runs `order` on `backend`. `prepared` comes from [`prepare`] on the same graph; the order is
-/// checked first. On any error everything allocated is freed before returning.
+/// Checks `schedule` (an order, or a schedule with recomputations) and returns its simulated
+/// peak. An order without repeats is checked as an order (its errors name a repeated op, as
+/// before schedules); otherwise as the recompute model checks schedules.
+fn planned_peak(g: &Graph, schedule: &[OpIx]) -> Result<u64, ExecError> {
+    let mut seen = vec![false; g.num_ops()];
+    let repeats = schedule.iter().any(|&v| {
+        seen.get_mut(v as usize)
+            .is_some_and(|s| std::mem::replace(s, true))
+    });
+    if repeats {
+        Ok(peakorder::recompute::checked_schedule_peak(g, schedule)?)
+    } else {
+        g.check_order(schedule)?;
+        Ok(peakorder::simulate::peak_of(g, schedule))
+    }
+}
+
+/// Runs `schedule` on `backend`: an order, or a schedule in which an op may run more than once
+/// (docs/design.md §1, "Recomputation"; each run allocates its outputs again). `prepared` comes
+/// from [`prepare`] on the same graph; the schedule is checked first. On any error everything
+/// allocated is freed before returning.
 pub fn execute<B: Backend + ?Sized>(
     g: &Graph,
     prepared: &Prepared,
-    order: &[OpIx],
+    schedule: &[OpIx],
     backend: &mut B,
 ) -> Result<RunResult, ExecError> {
-    g.check_order(order)?;
-    let planned = peakorder::simulate::peak_of(g, order);
-    let result = drive(g, prepared, order, backend, planned, None);
+    let planned = planned_peak(g, schedule)?;
+    let result = drive(g, prepared, schedule, backend, planned, None);
     backend.free_all();
     result
 }
 
-/// Runs `layout.order_ix` in one arena of `layout.arena_bytes` (docs/layout.md): the backend
-/// allocates that one buffer, and every storage and workspace is placed at its offset in it
-/// instead of being allocated. The layout must be for this graph with the backend's
+/// Runs `layout.order_ix` (an order or a schedule) in one arena of `layout.arena_bytes`
+/// (docs/layout.md): the backend allocates that one buffer, and every storage and workspace is
+/// placed at its offset in it instead of being allocated; a recomputation's outputs at their
+/// own run's offsets. The layout must be for this graph with the backend's
 /// [`Backend::arena_align`] (a multiple of it).
 pub fn execute_arena<B: Backend + ?Sized>(
     g: &Graph,
@@ -128,20 +150,22 @@ pub fn execute_arena<B: Backend + ?Sized>(
     backend: &mut B,
 ) -> Result<RunResult, ExecError> {
     let order = &layout.order_ix;
-    g.check_order(order)?;
+    let planned = planned_peak(g, order)?;
+    let made: usize = order.iter().map(|&v| g.creates(v).len()).sum();
     let align = backend
         .arena_align()
         .ok_or_else(|| ExecError::BadInput(format!("{} has no arena mode", backend.describe())))?;
     if layout.align % align != 0
         || layout.tensor_offsets.len() != g.num_tensors()
         || layout.op_workspace_offsets.len() != g.num_ops()
+        || layout.made_offsets.len() != made
+        || layout.step_workspace_offsets.len() != order.len()
     {
         return Err(ExecError::BadInput(format!(
             "the layout does not fit this graph and device (alignment {} where the device needs              a multiple of {align})",
             layout.align
         )));
     }
-    let planned = peakorder::simulate::peak_of(g, order);
     let result = drive(g, prepared, order, backend, planned, Some(layout));
     backend.free_all();
     result
@@ -195,27 +219,38 @@ fn drive<B: Backend + ?Sized>(
     let mut charged: u64 = 0;
     let mut charged_peak: u64 = 0;
     let start = Instant::now();
-    let (off, ws_off): (&[u64], &[u64]) = match arena {
+    let (off, made_off, ws_off): (&[u64], &[u64], &[u64]) = match arena {
         Some(l) => {
             backend.open_arena(l.arena_bytes, &|| "the arena".to_string())?;
             charged += backend.charge(l.arena_bytes);
-            (&l.tensor_offsets, &l.op_workspace_offsets)
+            (
+                &l.tensor_offsets,
+                &l.made_offsets,
+                &l.step_workspace_offsets,
+            )
         }
-        None => (&[], &[]),
+        None => (&[], &[], &[]),
     };
-    let at = |table: &[u64], i: u32| table.get(i as usize).copied().unwrap_or(0);
+    let at = |table: &[u64], i: usize| table.get(i).copied().unwrap_or(0);
     for s in g.input_storages() {
         let bytes = g.size(s);
         let id = &g.tensors()[s as usize].id;
         let what = || format!("graph input {}", show_id(id));
-        charged += take(backend, arena, Slot::Storage(s), at(off, s), bytes, &what)?;
+        charged += take(
+            backend,
+            arena,
+            Slot::Storage(s),
+            at(off, s as usize),
+            bytes,
+            &what,
+        )?;
         backend.upload(Slot::Storage(s), &data::input_bytes(id, bytes))?;
     }
     charged_peak = charged_peak.max(charged);
 
-    let mut remaining: Vec<u32> = (0..g.num_tensors() as u32)
-        .map(|s| g.users(s).len() as u32)
-        .collect();
+    // The simulator's frees, step by step: a storage read before its producer runs again is
+    // kept; its last read before that (or the run itself, when nothing reads it) frees it.
+    let frees = peakorder::recompute::schedule::frees_of(g, order);
     let release = |backend: &mut B, bytes: u64| -> u64 {
         if arena.is_some() {
             0
@@ -223,7 +258,8 @@ fn drive<B: Backend + ?Sized>(
             backend.charge(bytes)
         }
     };
-    for &v in order {
+    let mut made = 0usize;
+    for (i, &v) in order.iter().enumerate() {
         let op = &g.ops()[v as usize].id;
         let what = || format!("op {}", show_id(op));
         for &s in g.creates(v) {
@@ -231,14 +267,15 @@ fn drive<B: Backend + ?Sized>(
                 backend,
                 arena,
                 Slot::Storage(s),
-                at(off, s),
+                at(made_off, made),
                 g.size(s),
                 &what,
             )?;
+            made += 1;
         }
         let ws = g.workspace(v);
         if ws > 0 {
-            charged += take(backend, arena, Slot::Workspace, at(ws_off, v), ws, &what)?;
+            charged += take(backend, arena, Slot::Workspace, at(ws_off, i), ws, &what)?;
         }
         charged_peak = charged_peak.max(charged);
         backend.launch(&prepared.kernels[v as usize])?;
@@ -246,19 +283,9 @@ fn drive<B: Backend + ?Sized>(
             backend.free(Slot::Workspace)?;
             charged -= release(backend, ws);
         }
-        for &s in g.reads(v) {
-            let r = &mut remaining[s as usize];
-            *r -= 1;
-            if *r == 0 && !g.pinned(s) {
-                backend.free(Slot::Storage(s))?;
-                charged -= release(backend, g.size(s));
-            }
-        }
-        for &s in g.creates(v) {
-            if g.users(s).is_empty() && !g.pinned(s) {
-                backend.free(Slot::Storage(s))?;
-                charged -= release(backend, g.size(s));
-            }
+        for &s in frees.after(i) {
+            backend.free(Slot::Storage(s))?;
+            charged -= release(backend, g.size(s));
         }
     }
     backend.sync()?;
