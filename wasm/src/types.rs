@@ -306,6 +306,9 @@ export interface LayoutBuffer {
   /** First and last step it is live, inclusive: 0 is the start, k while the k-th op runs. */
   first_step: number;
   last_step: number;
+  /** For a schedule: which run of the storage's producer made this buffer (2 and up; absent
+   * for the first run and for orders). */
+  run?: number;
 }
 
 /** What the order search did, when the order was planned. */
