@@ -3,6 +3,7 @@ through every call, with the CLI's own message; every stable code has its except
 fields name the op or tensor."""
 
 import json
+import math
 import pickle
 import re
 
@@ -61,7 +62,21 @@ def test_a_dict_graph_gives_the_same_error_as_its_file():
             continue  # a dict cannot hold a duplicate key
         with pytest.raises(peakorder.PeakorderError) as e:
             peakorder.plan(graph)
+        if non_finite_cost(graph):
+            # The file's text is bad JSON (1e999, NaN); the dict holds the float itself, and the
+            # error names the op and the value instead.
+            assert e.value.code == "invalid_op", name
+            assert '"mm"' in str(e.value) and "finite" in str(e.value), name
+            continue
         assert e.value.code == want["code"], name
+
+
+def non_finite_cost(graph):
+    return any(
+        isinstance(op.get("cost"), float) and not math.isfinite(op["cost"])
+        for op in graph.get("ops", [])
+        if isinstance(op, dict)
+    )
 
 
 def test_errors_name_the_op_tensor_or_cycle():
