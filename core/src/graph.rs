@@ -339,25 +339,7 @@ impl Graph {
                 });
             }
             if let Some(&p) = self.preds(v).iter().find(|&&p| !done[p as usize]) {
-                let tensor = self.ops[v as usize]
-                    .inputs
-                    .iter()
-                    .chain(self.ops[v as usize].outputs.iter())
-                    .find_map(|&t| {
-                        let t = &self.tensors[t as usize];
-                        let via = t.alias_of.map(|a| &self.tensors[a as usize]);
-                        if t.producer == Some(p) {
-                            Some(t.id.clone())
-                        } else {
-                            via.filter(|a| a.producer == Some(p)).map(|a| a.id.clone())
-                        }
-                    })
-                    .unwrap_or_default();
-                return Err(Error::NotTopological {
-                    op: self.ops[v as usize].id.clone(),
-                    needs: self.ops[p as usize].id.clone(),
-                    tensor,
-                });
+                return Err(self.not_topological(v, p));
             }
             done[v as usize] = true;
         }
@@ -369,6 +351,20 @@ impl Graph {
             });
         }
         Ok(())
+    }
+
+    /// The error for `v` run before its predecessor `p`, naming the tensor that links them.
+    pub(crate) fn not_topological(&self, v: OpIx, p: OpIx) -> Error {
+        let op = &self.ops[v as usize];
+        let made_by_p = |t: &Tensor| (t.producer == Some(p)).then(|| t.id.clone());
+        let tensor = op.inputs.iter().chain(&op.outputs).find_map(|&t| {
+            let t = &self.tensors[t as usize];
+            let base = t.alias_of.map(|a| &self.tensors[a as usize]);
+            made_by_p(t).or_else(|| base.and_then(made_by_p))
+        });
+        let (op, needs) = (op.id.clone(), self.ops[p as usize].id.clone());
+        let tensor = tensor.unwrap_or_default();
+        Error::NotTopological { op, needs, tensor }
     }
 
     /// True when every op's outputs feed at most one other op (an in-forest, docs/design.md's Liu case),

@@ -132,7 +132,7 @@ pub fn check_schedule(g: &Graph, schedule: &[OpIx]) -> Result<(), Error> {
         }
         if runs[v as usize] == 0 {
             if let Some(&p) = g.preds(v).iter().find(|&&p| runs[p as usize] == 0) {
-                return Err(not_topological(g, v, p));
+                return Err(g.not_topological(v, p));
             }
         } else if !ops[v as usize].recompute {
             let total = schedule.iter().filter(|&&u| u == v).count();
@@ -177,31 +177,6 @@ pub fn check_schedule(g: &Graph, schedule: &[OpIx]) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn not_topological(g: &Graph, v: OpIx, p: OpIx) -> Error {
-    // The same error `check_order` gives, through it: it names the tensor.
-    let ops = g.ops();
-    let tensors = g.tensors();
-    let tensor = ops[v as usize]
-        .inputs
-        .iter()
-        .chain(ops[v as usize].outputs.iter())
-        .find_map(|&t| {
-            let t = &tensors[t as usize];
-            let via = t.alias_of.map(|a| &tensors[a as usize]);
-            if t.producer == Some(p) {
-                Some(t.id.clone())
-            } else {
-                via.filter(|a| a.producer == Some(p)).map(|a| a.id.clone())
-            }
-        })
-        .unwrap_or_default();
-    Error::NotTopological {
-        op: ops[v as usize].id.clone(),
-        needs: ops[p as usize].id.clone(),
-        tensor,
-    }
 }
 
 /// Peak of a schedule already known to be valid.
