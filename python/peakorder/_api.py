@@ -317,6 +317,18 @@ def dtype_sizes() -> Dict[str, int]:
     return dict(_DTYPE_SIZES)
 
 
+def parse_bytes(text: Union[int, str]) -> int:
+    """Bytes from a size as ``memory_limit_bytes`` reads it: an int, or text with a unit
+    (``"64MiB"``, ``"8GiB"``, ``"1.5GB"``); :class:`ArgumentError` (code ``bad_limit``) otherwise."""
+    if isinstance(text, bool) or not isinstance(text, (int, str)):
+        raise _make("bad_limit", f"a size is bytes (an int) or text with a unit (\"8GiB\"), not {text!r}")
+    if isinstance(text, int):
+        if text < 0:
+            raise _make("bad_limit", f"a size is not negative: {text}")
+        return text
+    return int(_native.parse_bytes(text))
+
+
 def dtype_bytes(dtype: str) -> int:
     """Bytes per element of a graph-format dtype (``"f32"`` → 4)."""
     try:

@@ -337,6 +337,13 @@ fn validate<'py>(py: Python<'py>, graph_json: String) -> PyResult<Bound<'py, PyA
     to_python(py, &summary)
 }
 
+/// Bytes from a limit as `plan`'s `memory_limit_bytes` reads it (`"64MiB"`, `"1.5GB"`, `"1000"`):
+/// the core's parser, so that every surface reads a limit alike.
+#[pyfunction]
+fn parse_bytes(py: Python<'_>, text: &str) -> PyResult<u64> {
+    peakorder::units::parse_bytes(text).map_err(|e| to_py(py, &e))
+}
+
 /// `json.dumps(obj, allow_nan=False, separators=(",", ":"), default=default,
 /// check_circular=False)`, byte for byte and with the same exceptions, several times faster: how a
 /// graph given as a dict becomes the text the core parses.
@@ -371,5 +378,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(dtype_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     Ok(())
 }

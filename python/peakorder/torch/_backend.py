@@ -5,7 +5,7 @@ alone buys."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Optional, Union
 
 from ._versions import require
 
@@ -29,11 +29,15 @@ def _boxed_codegen() -> Any:
     return BoxedCodeGen()
 
 
-def backend(**plan_options: Any) -> Callable[..., Any]:
+def backend(*, memory_limit: Optional[Union[int, str]] = None, **plan_options: Any) -> Callable[..., Any]:
     """``torch.compile(fn, backend=peakorder.torch.backend(**plan_options))``: AOTAutograd
     traces forward and backward; each graph is reordered by :func:`peakorder.torch.reorder`
     (a backward graph's saved activations are freed at their last use) and runs as fx code with
-    the boxed calling convention. Graphs peakorder cannot plan run unchanged, with a warning."""
+    the boxed calling convention. Graphs peakorder cannot plan run unchanged, with a warning.
+
+    ``memory_limit`` (bytes, text such as ``"64MiB"``, or ``"min"``): peakorder is also
+    AOTAutograd's partitioner (``partition_fn``) and decides what the forward saves and the
+    backward recomputes, as in :func:`inductor_options`."""
     require("backend")
     from torch._dynamo.backends.common import aot_autograd
 
@@ -57,4 +61,11 @@ def backend(**plan_options: Any) -> Callable[..., Any]:
         run._boxed_call = True  # type: ignore[attr-defined]
         return run
 
-    return aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph)
+    if memory_limit is None:
+        return aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph)
+    import functools
+
+    from ._partition import _parse_limit, partition
+
+    part = functools.partial(partition, memory_limit=_parse_limit(memory_limit), plan_options=plan_options)
+    return aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph, partition_fn=part)

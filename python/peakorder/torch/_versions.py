@@ -13,6 +13,7 @@ NEEDS = {
     "backend": ((2, 6), "AOTAutograd's aot_autograd(fw_compiler=, bw_compiler=)"),
     "inductor_options": ((2, 6), "Inductor's post_grad_custom_post_pass (a CustomGraphPass)"),
     "scheduler": ((2, 8), "Inductor's _post_fusion_custom_pass"),
+    "memory_limit": ((2, 9), "Inductor's custom_partitioner_fn (a CustomPartitionerFn)"),
 }
 
 

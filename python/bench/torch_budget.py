@@ -1,0 +1,325 @@
+"""torch.compile within a byte limit (docs/pytorch.md, "Within a byte limit"): peakorder's
+partitioner (``inductor_options(memory_limit=...)``) against PyTorch's
+``activation_memory_budget``, measured by PyTorch's CPU allocator (profiler memory events).
+
+    python python/bench/torch_budget.py one gpt ours:min           # one configuration, JSON
+    python python/bench/torch_budget.py sweep gpt [--points 6]     # the table and the plot
+
+Each configuration runs in a process of its own (a second torch.compile in one process
+measures differently). A configuration is ``eager``, ``default`` (torch.compile as is),
+``pytorch:B`` (``activation_memory_budget=B``), ``ours`` (peakorder's options, no limit),
+``ours:L`` (``memory_limit=L``: bytes, ``64MiB`` or ``min``) or ``backend:L``. The step is
+forward + cross-entropy (compiled together, so the backward starts from a scalar), backward,
+in-place SGD, gradients dropped. Peaks are MiB above what was live before the step.
+``recomputed GFLOPs`` counts, for both partitioners alike, the FLOPs (``_flops.node_flops``:
+torch.utils.flop_counter's formulas, at least 1 per node) of the forward nodes the backward
+computes again."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import peakorder.torch as pt
+
+MiB = 2**20
+LR = 0.01
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# --- the models -----------------------------------------------------------------------------------
+
+
+class Block(nn.Module):
+    """A GPT block: LayerNorm, causal self-attention, LayerNorm, a 4x MLP with GELU."""
+
+    def __init__(self, d: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(a)
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab: int = 512, d: int = 128, heads: int = 4, blocks: int = 4, tokens: int = 128) -> None:
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(tokens, d)
+        self.blocks = nn.ModuleList(Block(d, heads) for _ in range(blocks))
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x)).flatten(0, 1)
+
+
+#: name -> (builder, batch builder); GPT as the issue's measurement: 4 blocks, width 128, 4 heads,
+#: 128 tokens, batch 8, vocabulary 512. ``gpt-small`` (2 blocks, batch 4) is CI's.
+def build(name: str) -> Tuple[nn.Module, Tuple[torch.Tensor, torch.Tensor]]:
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+    if name in ("gpt", "gpt-small"):
+        blocks, batch = (4, 8) if name == "gpt" else (2, 4)
+        m = GPT(blocks=blocks)
+        idx = torch.randint(0, 512, (batch, 128), generator=g)
+        return m, (idx, torch.randint(0, 512, (batch * 128,), generator=g))
+    import torchvision
+
+    m = getattr(torchvision.models, name)(num_classes=10)
+    return m, (torch.randn(16, 3, 64, 64, generator=g), torch.randint(0, 10, (16,), generator=g))
+
+
+# --- one configuration ----------------------------------------------------------------------------
+
+
+class Recorder:
+    """Wraps a partitioner (PyTorch's min-cut, or peakorder's) to count what the backward
+    recomputes: call_function nodes computed in both graphs (and peakorder's extra copies)."""
+
+    def __init__(self, inner: Any = None) -> None:
+        self.inner = inner
+        self.flops = 0
+        self.nodes = 0
+
+    def count(self, joint: Any, fw: Any, bw: Any) -> None:
+        from peakorder.torch._flops import node_flops
+
+        computed = lambda gm: {n.name for n in gm.graph.nodes if n.op == "call_function"}
+        joint_nodes = {n.name: n for n in joint.graph.nodes}
+        fw_names = computed(fw)
+        for name in computed(bw) & fw_names:
+            if name in joint_nodes:
+                self.flops += node_flops(joint_nodes[name])
+                self.nodes += 1
+
+
+def pytorch_partitioner(rec: Recorder) -> Any:
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+    from torch._inductor.custom_graph_pass import CustomPartitionerFn
+
+    class Counting(CustomPartitionerFn):  # type: ignore[misc]
+        def __call__(self, gm: Any, joint_inputs: Any, **kwargs: Any) -> Any:
+            joint = copy.deepcopy(gm)
+            fw, bw = min_cut_rematerialization_partition(gm, joint_inputs, **kwargs)
+            rec.count(joint, fw, bw)
+            return fw, bw
+
+        def uuid(self) -> str:
+            return "peakorder-bench-min-cut-counting"
+
+    return Counting()
+
+
+def _limit(text: str) -> Any:
+    return int(text) if text.isdigit() else text
+
+
+def compiled(config: str, model: nn.Module) -> Tuple[Any, Any]:
+    """The loss function of ``config`` and what records its partition (or None)."""
+
+    def loss_fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(model(x), y)
+
+    torch._dynamo.reset()
+    kind, _, arg = config.partition(":")
+    if kind == "eager":
+        return loss_fn, None
+    if kind == "default":
+        return torch.compile(loss_fn), None
+    if kind == "pytorch":
+        torch._functorch.config.activation_memory_budget = float(arg)
+        rec = Recorder()
+        return torch.compile(loss_fn, options={"custom_partitioner_fn": pytorch_partitioner(rec)}), rec
+    if kind == "ours":
+        # ours:LIMIT/noreorder/sched: extra inductor_options flags (for diagnosis)
+        arg, *flags = arg.split("/")
+        extra = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags}
+        opts = pt.inductor_options(memory_limit=_limit(arg) if arg else None, **extra)
+        return torch.compile(loss_fn, options=opts), opts.get("custom_partitioner_fn")
+    if kind == "backend":
+        return torch.compile(loss_fn, backend=pt.backend(memory_limit=_limit(arg) if arg else None)), None
+    raise SystemExit(f"unknown configuration {config!r}")
+
+
+def run_one(name: str, config: str) -> Dict[str, Any]:
+    model, (x, y) = build(name)
+    ref = copy.deepcopy(model)
+    fn, rec = compiled(config, model)
+    t0 = time.time()
+    loss = fn(x, y)
+    loss.backward()
+    compile_s = time.time() - t0
+    F.cross_entropy(ref(x), y).backward()
+    grads_ok = all(
+        torch.allclose(p.grad, q.grad, rtol=1e-4, atol=1e-5) for p, q in zip(model.parameters(), ref.parameters())
+    )
+    params = list(model.parameters())
+    for p in params:
+        p.grad = None
+
+    def step() -> torch.Tensor:
+        out = fn(x, y)
+        out.backward()
+        with torch.no_grad():
+            for p in params:
+                p.add_(p.grad, alpha=-LR)
+                p.grad = None
+        return out.detach()
+
+    peak = pt.measure_peak(step)
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    out: Dict[str, Any] = {"model": name, "config": config, "peak_bytes": peak, "grads_ok": grads_ok,
+                           "step_ms": sorted(times)[1] * 1e3, "compile_s": compile_s}
+    if isinstance(rec, Recorder):
+        out["recomputed_flops"] = rec.flops
+    elif rec is not None and getattr(rec, "records", None):
+        plans = [r for r in rec.records if r]
+        out["recomputed_flops"] = sum(r["recomputed_flops"] for r in plans)
+        out["planned_bytes"] = sum(r["plan"]["peak_bytes"] - r["plan"]["inputs_bytes"] for r in plans)
+        out["limit_bytes"] = sum(r["plan"]["limit_above_inputs_bytes"] for r in plans)
+    return out
+
+
+def one(name: str, config: str) -> Dict[str, Any]:
+    """run_one in a fresh process."""
+    cmd = [sys.executable, os.path.abspath(__file__), "one", name, config]
+    # Inductor's caches would skip the partitioner, whose record the row reads (the measured
+    # peak is the same either way).
+    env = dict(os.environ, TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    for line in p.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stderr[-3000:]}")
+
+
+# --- the sweep ------------------------------------------------------------------------------------
+
+BUDGETS = (1.0, 0.8, 0.5, 0.3, 0.2, 0.1, 0.0)
+
+
+def sweep(name: str, points: int, out_json: Optional[str]) -> List[Dict[str, Any]]:
+    rows = [one(name, "eager")]
+    top = one(name, "ours:1TiB")  # peakorder's partition with nothing recomputed
+    low = one(name, "ours:min")
+    rows += [top, low]
+    hi, lo = top["limit_bytes"], low["limit_bytes"]
+    for k in range(1, points - 1):
+        limit = int(hi - (hi - lo) * k / (points - 1))
+        rows.append(one(name, f"ours:{limit}"))
+    for b in BUDGETS:
+        rows.append(one(name, f"pytorch:{b}"))
+    for r in rows:
+        print(json.dumps(r), flush=True)
+    if out_json:
+        with open(out_json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return rows
+
+
+def table(rows: List[Dict[str, Any]]) -> str:
+    lines = ["| configuration | limit MiB | planned MiB | measured MiB | measured / limit | recomputed GFLOPs | step ms | grads equal eager's |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lim = r.get("limit_bytes")
+        cells = [r["config"], f"{lim / MiB:.2f}" if lim else "—",
+                 f"{r['planned_bytes'] / MiB:.2f}" if "planned_bytes" in r else "—",
+                 f"{r['peak_bytes'] / MiB:.2f}", f"{r['peak_bytes'] / lim:.3f}" if lim else "—",
+                 f"{r['recomputed_flops'] / 1e9:.3f}" if "recomputed_flops" in r else "—",
+                 f"{r['step_ms']:.0f}", "yes" if r["grads_ok"] else "NO"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def svg(rows: List[Dict[str, Any]], title: str) -> str:
+    """Peak (MiB) against recomputed GFLOPs, both partitioners: an SVG a user reads at a glance."""
+    pts = {"peakorder": [], "activation_memory_budget": []}
+    for r in rows:
+        if "recomputed_flops" not in r:
+            continue
+        key = "peakorder" if r["config"].startswith("ours") else "activation_memory_budget"
+        pts[key].append((r["recomputed_flops"] / 1e9, r["peak_bytes"] / MiB, r["config"].split(":")[-1]))
+    allp = [p for v in pts.values() for p in v]
+    if not allp:
+        return ""
+    xmax = max(p[0] for p in allp) * 1.1 or 1
+    ymax = max(p[1] for p in allp) * 1.1
+    W, H, L, B = 640, 400, 60, 50
+    X = lambda x: L + (W - L - 20) * x / xmax
+    Y = lambda y: H - B - (H - B - 30) * y / ymax
+    colors = {"peakorder": "#1f77b4", "activation_memory_budget": "#d62728"}
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+             f'<text x="{W / 2}" y="16" text-anchor="middle" font-size="13">{title}</text>',
+             f'<line x1="{L}" y1="{H - B}" x2="{W - 20}" y2="{H - B}" stroke="black"/>',
+             f'<line x1="{L}" y1="{H - B}" x2="{L}" y2="30" stroke="black"/>',
+             f'<text x="{W / 2}" y="{H - 10}" text-anchor="middle">recomputed GFLOPs</text>',
+             f'<text x="14" y="{H / 2}" transform="rotate(-90 14 {H / 2})" text-anchor="middle">measured peak (MiB)</text>']
+    for i in range(5):
+        xv, yv = xmax * i / 4, ymax * i / 4
+        parts.append(f'<text x="{X(xv)}" y="{H - B + 14}" text-anchor="middle">{xv:.2f}</text>')
+        parts.append(f'<text x="{L - 4}" y="{Y(yv) + 4}" text-anchor="end">{yv:.0f}</text>')
+    for j, (key, ps) in enumerate(pts.items()):
+        ps = sorted(ps)
+        c = colors[key]
+        if ps:
+            parts.append('<polyline fill="none" stroke="%s" points="%s"/>' % (c, " ".join(f"{X(x):.1f},{Y(y):.1f}" for x, y, _ in ps)))
+        for x, y, lab in ps:
+            parts.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="3" fill="{c}"/>')
+            if key == "activation_memory_budget":
+                parts.append(f'<text x="{X(x) + 4:.1f}" y="{Y(y) - 4:.1f}" fill="{c}">{lab}</text>')
+        parts.append(f'<text x="{W - 200}" y="{40 + 14 * j}" fill="{c}">● {key}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("one")
+    a.add_argument("model")
+    a.add_argument("config")
+    s = sub.add_parser("sweep")
+    s.add_argument("model")
+    s.add_argument("--points", type=int, default=6)
+    s.add_argument("--json")
+    s.add_argument("--svg")
+    t = sub.add_parser("table")
+    t.add_argument("json")
+    t.add_argument("--svg")
+    args = ap.parse_args(argv)
+    if args.cmd == "one":
+        print(json.dumps(run_one(args.model, args.config)), flush=True)
+        return
+    rows = sweep(args.model, args.points, args.json) if args.cmd == "sweep" else json.load(open(args.json))
+    print(table(rows))
+    if args.svg:
+        with open(args.svg, "w") as f:
+            f.write(svg(rows, f"{rows[0]['model']}: one training step, torch.compile, CPU"))
+
+
+if __name__ == "__main__":
+    main()
