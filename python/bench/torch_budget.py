@@ -227,7 +227,7 @@ def sweep(name: str, points: int, out_json: Optional[str]) -> List[Dict[str, Any
     top = one(name, "ours:1TiB")  # peakorder's partition with nothing recomputed
     low = one(name, "ours:min")
     rows += [top, low]
-    hi, lo = top["limit_bytes"], low["limit_bytes"]
+    hi, lo = top["planned_bytes"], low["limit_bytes"]
     for k in range(1, points - 1):
         limit = int(hi - (hi - lo) * k / (points - 1))
         rows.append(one(name, f"ours:{limit}"))
@@ -246,6 +246,7 @@ def table(rows: List[Dict[str, Any]]) -> str:
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lim = r.get("limit_bytes")
+        lim = lim if lim and lim < 2**40 else None  # "ours:1TiB": nothing binds
         cells = [r["config"], f"{lim / MiB:.2f}" if lim else "—",
                  f"{r['planned_bytes'] / MiB:.2f}" if "planned_bytes" in r else "—",
                  f"{r['peak_bytes'] / MiB:.2f}", f"{r['peak_bytes'] / lim:.3f}" if lim else "—",

@@ -31,7 +31,7 @@ assert torch.__version__.startswith("2.9."), torch.__version__
 print("torch", torch.__version__, "in .venv-thunder")'
 set +e
 "$PY" -m pytest -q -rs -p no:cacheprovider python/tests/test_torch.py python/tests/test_torch_seed.py \
-  python/tests/test_torch_bad_input.py python/tests/test_torch_inductor.py \
+  python/tests/test_torch_bad_input.py python/tests/test_torch_inductor.py python/tests/test_torch_budget.py \
   "python/tests/test_torch_models.py::test_reordered_training_step[mobilenet_v2]" \
   "python/tests/test_torch_models.py::test_reordered_training_step[efficientnet_b0]"
 rc=$?

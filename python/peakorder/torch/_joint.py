@@ -15,7 +15,7 @@ run twice (``recompute: false``), nor does the boundary."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from .. import _fx
 from .._graph import ExportError
@@ -81,8 +81,20 @@ def calibrate_joint(joint_module: Any) -> Dict[str, int]:
         return {}
 
 
+def mutated_inputs(joint_module: Any, fwd_output_descs: List[Any]) -> List[Any]:
+    """The placeholders whose new value the forward returns (BatchNorm's running statistics):
+    AOTAutograd copies it into the input after the forward, so a backward that read the input
+    would see the new value (and autograd's version check refuses it)."""
+    try:
+        from torch._functorch._aot_autograd.descriptors import InputMutationAOTOutput
+    except ImportError:  # no descriptors: nothing is known mutated (every input is then read as is)
+        return []
+    mutated = [d.mutated_input for d in fwd_output_descs if isinstance(d, InputMutationAOTOutput)]
+    return [n for n in joint_module.graph.nodes if n.op == "placeholder" and n.meta.get("desc") in mutated]
+
+
 def export_joint(joint_module: Any, node_info: Any, fwd_outputs: List[Any],
-                 workspace: Optional[Dict[str, int]] = None) -> JointProblem:
+                 workspace: Optional[Dict[str, int]] = None, mutated: Sequence[Any] = ()) -> JointProblem:
     """The recompute problem of ``joint_module`` (see the module docstring). ``node_info`` says
     which nodes need the tangents; ``workspace`` is each node's scratch (``calibrate_joint``)."""
     try:
@@ -102,6 +114,12 @@ def export_joint(joint_module: Any, node_info: Any, fwd_outputs: List[Any],
                 if t not in fwd_ids:
                     fwd_ids.append(t)
     tensors = list(graph["tensors"]) + [{"id": TOKEN, "bytes": 0, "meta": {"order_only": True}}]
+    # A storage some node writes (BatchNorm's running statistics, copied back into the buffer
+    # at the forward's end) reads differently before and after the write: nothing that reads it
+    # may run again, or a recomputation would see the new values.
+    root = _order._roots(graph)
+    written = {root.get(t, t) for n in nodes for w in _effects.written(n) for t in _order._ids(env, w)}
+    written.update(root.get(t, t) for n in mutated for t in _order._ids(env, n))
     cost: Dict[str, int] = {}
     for o in ops:
         node = op_node.get(o["id"])
@@ -109,7 +127,7 @@ def export_joint(joint_module: Any, node_info: Any, fwd_outputs: List[Any],
             continue
         cost[o["id"]] = node_flops(node)
         o["cost"] = cost[o["id"]]
-        if _never_twice(node):
+        if _never_twice(node) or any(root.get(t, t) in written for t in o["inputs"]):
             o["recompute"] = False
         if node_info.is_required_bw(node):
             o["inputs"] = list(o["inputs"]) + [TOKEN]

@@ -120,7 +120,8 @@ def partition(joint_module: Any, joint_inputs: Any, *, num_fwd_outputs: int,
     fwd_outputs, bwd_outputs = outs[0], outs[1]
     info = _Info(_required_bw(joint_module, bwd_outputs))
     try:
-        problem = _joint.export_joint(joint_module, info, fwd_outputs, _joint.calibrate_joint(joint_module))
+        mutated = _joint.mutated_inputs(joint_module, list(outs[2]) if len(outs) > 2 else [])
+        problem = _joint.export_joint(joint_module, info, fwd_outputs, _joint.calibrate_joint(joint_module), mutated)
     except peakorder.PeakorderError as e:
         if getattr(e, "code", None) not in ("symbolic_shape", "unsized_op"):
             raise
