@@ -135,6 +135,15 @@ def test_inductor_at_three_limits_monotone_eager_gradients():
     assert low["recomputed_flops"] >= mid["recomputed_flops"] >= top["recomputed_flops"] == 0
 
 
+@needs_partitioner
+def test_inductor_gpt_gradients_where_unfused_reductions_went_wrong():
+    """The 4-block GPT at the limit where vetoing a reduction's horizontal fusion gave wrong
+    LayerNorm gradients (peakorder/torch/_fusion.py)."""
+    r = tb.one("gpt", "ours:30290948")
+    assert r["grads_ok"], r
+    assert r["peak_bytes"] <= INDUCTOR_SLACK * 30290948, r
+
+
 def test_infeasible_limit_names_the_least_and_leaves_the_graph():
     joint, n = joint_of(mlp_loss, *mlp_args())
     before = str(joint.graph)
