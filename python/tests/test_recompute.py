@@ -358,3 +358,13 @@ def test_schedules_simulate_as_the_cli_simulates_them(doc_graph, tmp_path):
     for s in (["A", "B", "C", "A", "D"], ["A", "A", "B", "C", "D"], ["A", "B", "C", "D"]):
         sched.write_text(json.dumps(s))
         assert peakorder.simulate(doc_graph, s) == json.loads(cli("simulate", doc_graph, sched, "--json").stdout)
+
+
+def test_parse_bytes_reads_limits_as_plan_does():
+    assert peakorder.parse_bytes("64MiB") == 64 * 2**20
+    assert peakorder.parse_bytes("1.5GB") == 1_500_000_000
+    assert peakorder.parse_bytes(4096) == 4096
+    for bad in ("lots", -1, 2.5, True):
+        with pytest.raises(peakorder.PeakorderError) as e:
+            peakorder.parse_bytes(bad)
+        assert e.value.code == "bad_limit"
