@@ -12,7 +12,7 @@
 //! it keeps a quarter of what is left for local improvement ([`super::hill_climb`]) of the
 //! leaves the search could not settle. With a capacity, the search stops at the first layout within it.
 //! Without one, on problems of up to 1,000 buffers, `auto` descends ([`descend`], issue 32): the
-//! decision question at the bound first (half the budget), then the portfolio (a quarter of what
+//! decision question at the bound first (half the budget), then the portfolio (60% of what
 //! is left), then decision questions a quarter of the gap down from the best arena.
 //!
 //! The single heuristics (`size`, `duration`, `conflicts`, `area`, `online`) run on the whole
@@ -40,7 +40,7 @@ use crate::error::Error;
 pub const MAX_PAIRS: usize = 4_000_000;
 /// Share of the time left (without a capacity, after the bound's question) for the
 /// portfolio, before the decision search's descent ([`descend`]).
-const DESCENT_FIRST_SHARE: f64 = 0.25;
+const DESCENT_FIRST_SHARE: f64 = 0.6;
 /// Share of `auto`'s budget (without a capacity) for the descent's first question, the bound.
 const DESCENT_BOUND_SHARE: f64 = 0.5;
 /// Problems of more buffers than this keep the portfolio's whole budget (no descent).
