@@ -1,7 +1,7 @@
 //! The real-graph corpus (docs/real-graphs.md): `auto` at the default budget and at 10 s, its
 //! lower bound, gap and proof, and `auto` against the peers (min of Inductor's and XLA's).
 //!
-//! `cargo bench -p peakorder --bench real -- [--dir DIR] [--long] [--budget-ms N] [--only SUBSTR] [--check]`
+//! `cargo bench -p peakorder --bench real -- [--dir DIR] [--long] [--budget-ms N] [--budgets A,B,..] [--only SUBSTR] [--check]`
 //!
 //! DIR defaults to `$PEAKORDER_CORPUS`, else `target/corpus` (made by scripts/corpus/build.sh).
 //! `--long` adds the 10 s column (about 20 minutes on the 116 graphs). The deadlines and
@@ -10,6 +10,11 @@
 //! CLI does. Prints one Markdown row per
 //! graph, then a summary: graphs proven optimal, the worst plan / bound of the training steps,
 //! and every graph where `auto` is above the peers (`--check` exits 1 then).
+//!
+//! `--budgets 10,30,100,300,1000` runs `auto` at exactly those budgets (in place of the default
+//! and `--long`) and checks that budgets only help (issue 32): it lists every graph whose peak
+//! is higher, or whose bound is lower, at a larger budget than at a smaller one, and every run
+//! over 1.1 × budget + 5 ms (`--check` exits 1 on either).
 
 use std::time::Instant;
 
@@ -84,8 +89,17 @@ fn main() {
         .collect();
     files.sort();
     let default_ms = PlanOptions::default().budget_ms.expect("a default budget");
-    let mut budgets = vec![default_ms];
-    if long {
+    let listed: Option<Vec<f64>> = value("--budgets").map(|l| {
+        l.split(',')
+            .map(|b| {
+                b.trim()
+                    .parse()
+                    .expect("--budgets takes ms, comma-separated")
+            })
+            .collect()
+    });
+    let mut budgets = listed.clone().unwrap_or_else(|| vec![default_ms]);
+    if long && listed.is_none() {
         budgets.push(10_000.0);
     }
     // `--budget-ms N`: one more column at N ms (a proof's time between the two).
@@ -104,6 +118,9 @@ fn main() {
     let mut worst_train = vec![(1.0f64, String::new()); budgets.len()];
     let mut above_peers = Vec::new();
     let mut worst_overshoot = (0.0f64, String::new());
+    // `--budgets`: each graph's (budget, peak, bound) runs, and what breaks the promise.
+    let mut worse_at_larger = Vec::new();
+    let mut over_budget = Vec::new();
     for path in &files {
         let name = path
             .file_stem()
@@ -119,10 +136,23 @@ fn main() {
             .unwrap_or(u64::MAX);
         let mut row = format!("| {name} | {} |", g.num_ops());
         let mut default_peak = 0;
+        let mut seen: Vec<(f64, u64, u64)> = Vec::new();
         for (i, &b) in budgets.iter().enumerate() {
             let p = run(&g, Method::Auto, b, wall);
-            if i == 0 {
+            if i == 0 || (listed.is_some() && b == default_ms) {
                 default_peak = p.peak_bytes;
+            }
+            for &(sb, speak, sbound) in seen.iter().filter(|s| s.0 < b) {
+                if p.peak_bytes > speak || p.lower_bound_bytes < sbound {
+                    worse_at_larger.push(format!(
+                        "{name}: {sb} ms peak {speak} bound {sbound}, {b} ms peak {} bound {}",
+                        p.peak_bytes, p.lower_bound_bytes
+                    ));
+                }
+            }
+            seen.push((b, p.peak_bytes, p.lower_bound_bytes));
+            if p.elapsed_ms > 1.1 * b + 5.0 {
+                over_budget.push(format!("{name} at {b} ms: {:.1} ms", p.elapsed_ms));
             }
             proven[i] += p.optimal as usize;
             if name.contains("-train-") && gap(&p) > worst_train[i].0 {
@@ -154,12 +184,30 @@ fn main() {
         "worst elapsed / (1.1 x budget + 5 ms): {:.2} ({})",
         worst_overshoot.0, worst_overshoot.1
     );
+    let mut failed = false;
+    if listed.is_some() {
+        if worse_at_larger.is_empty() {
+            println!("no graph's peak or bound is worse at a larger budget");
+        } else {
+            println!("worse at a larger budget ({}):", worse_at_larger.len());
+            for w in &worse_at_larger {
+                println!("  {w}");
+            }
+        }
+        if over_budget.is_empty() {
+            println!("no run over 1.1 x budget + 5 ms");
+        } else {
+            println!("over 1.1 x budget + 5 ms: {}", over_budget.join(", "));
+        }
+        failed |= !worse_at_larger.is_empty() || !over_budget.is_empty();
+    }
     if above_peers.is_empty() {
         println!("auto is never above min(inductor, xla)");
     } else {
         println!("auto above min(inductor, xla): {}", above_peers.join(", "));
-        if flag("--check") {
-            std::process::exit(1);
-        }
+        failed = true;
+    }
+    if failed && flag("--check") {
+        std::process::exit(1);
     }
 }

@@ -11,6 +11,9 @@
 //! skyline's iterated greedy on the large groups still above their bound, then the search again;
 //! it keeps a quarter of what is left for local improvement ([`super::hill_climb`]) of the
 //! leaves the search could not settle. With a capacity, the search stops at the first layout within it.
+//! Without one, on problems of up to 1,000 buffers, `auto` descends ([`descend`], issue 32): the
+//! decision question at the bound first (half the budget), then the portfolio (60% of what
+//! is left), then decision questions a quarter of the gap down from the best arena.
 //!
 //! The single heuristics (`size`, `duration`, `conflicts`, `area`, `online`) run on the whole
 //! problem as their authors describe them, with no decomposition: they are the baselines.
@@ -35,6 +38,13 @@ use crate::error::Error;
 /// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
 pub const MAX_PAIRS: usize = 4_000_000;
+/// Share of the time left (without a capacity, after the bound's question) for the
+/// portfolio, before the decision search's descent ([`descend`]).
+const DESCENT_FIRST_SHARE: f64 = 0.6;
+/// Share of `auto`'s budget (without a capacity) for the descent's first question, the bound.
+const DESCENT_BOUND_SHARE: f64 = 0.5;
+/// Problems of more buffers than this keep the portfolio's whole budget (no descent).
+const DESCENT_MAX_BUFFERS: usize = 1_000;
 /// Share of `auto`'s budget for the iterated skyline greedy, before the exact search.
 const SKYLINE_SHARE: f64 = 0.5;
 /// Groups smaller than this leave the iterated skyline greedy's time to the exact search and
@@ -102,6 +112,7 @@ pub fn solve(
     let bufs = problem.buffers();
     let lower = problem.lower_bound();
     let (offsets, mut bound, nodes) = match method {
+        LayoutMethod::Auto if capacity.is_none() => descend(bufs, lower, budget),
         LayoutMethod::Auto | LayoutMethod::Exact => {
             let (off, bound, nodes) = by_groups(bufs, method, capacity, budget);
             (off, bound.max(lower), nodes)
@@ -148,6 +159,61 @@ pub fn solve(
         optimal: arena == bound,
         nodes,
     })
+}
+
+/// `auto` without a capacity, on problems of up to [`DESCENT_MAX_BUFFERS`] buffers: the
+/// search's decision question (as `--capacity` asks it: unseeded, no skyline) at the bound
+/// first, within [`DESCENT_BOUND_SHARE`] of the budget; where it is not reached, the portfolio
+/// within [`DESCENT_FIRST_SHARE`] of the time left, then the decision question at targets
+/// a quarter of the way from the best arena down to the highest target not reached, each within half of the
+/// time left. The best layout found is kept, and every proof of the decision search raises the
+/// bound. Without it, MiniMalloc's instance D came out at 1,051,648 to 1,115,136 bytes in 1 s
+/// while `--capacity 1048576` fits it in 0.12 s: the portfolio's search, seeded from the
+/// greedy layouts and asked for the bound (986,112) first, gets lost where a looser question
+/// is decided at once. Larger problems (the training steps' thousands of buffers) keep the
+/// portfolio's whole budget, which is what they were measured with (docs/layout.md).
+fn descend(bufs: &[Buffer], lower: u64, budget: &Budget) -> (Vec<u64>, u64, u64) {
+    if bufs.len() > DESCENT_MAX_BUFFERS {
+        let (off, bound, nodes) = by_groups(bufs, LayoutMethod::Auto, None, budget);
+        return (off, bound.max(lower), nodes);
+    }
+    let ask = |target: u64, fraction: f64, used: u64| {
+        let mut part = budget.share(fraction, budget.max_states.saturating_sub(used));
+        part.progress = None;
+        by_groups(bufs, LayoutMethod::Auto, Some(target), &part)
+    };
+    let (mut off, b, mut nodes) = ask(lower, DESCENT_BOUND_SHARE, 0);
+    let mut bound = b.max(lower);
+    let mut best = height(bufs, &off);
+    if best <= bound || budget.expired() {
+        return (off, bound, nodes);
+    }
+    let first = budget.share(DESCENT_FIRST_SHARE, budget.max_states.saturating_sub(nodes));
+    let (o, b, n) = by_groups(bufs, LayoutMethod::Auto, None, &first);
+    nodes += n;
+    bound = bound.max(b);
+    let h = height(bufs, &o);
+    if h < best {
+        (off, best) = (o, h);
+    }
+    // Every target up to `missed` was proven out of reach or not reached in its time.
+    let mut missed = bound;
+    while best > bound && best - missed > 1 && !budget.expired() && nodes < budget.max_states {
+        // A quarter of the gap down: the easier question first (a target near the bound
+        // that no layout fits takes its whole time to not decide).
+        let target = best - (best - missed).div_ceil(4);
+        let (o, b, n) = ask(target, 0.5, nodes);
+        nodes += n;
+        bound = bound.max(b.min(target + 1));
+        let h = height(bufs, &o);
+        if h < best {
+            (off, best) = (o, h);
+        }
+        if h > target {
+            missed = missed.max(target);
+        }
+    }
+    (off, bound, nodes)
 }
 
 fn describe(c: Conflict) -> String {

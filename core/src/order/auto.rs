@@ -23,6 +23,10 @@
 //!    runs once more until the deadline, with the polished order as its incumbent, from its
 //!    open nodes (or, once its tree is large, from a restarted one).
 //!
+//! Steps 3 to 6 run in epochs of doubling length ([`auto_order`]): every epoch runs them all
+//! within its own time, going on from what the epochs before found, so that a larger budget
+//! runs the same first epochs as a smaller one, and more.
+//!
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
 
@@ -35,8 +39,8 @@ use crate::order::{defer, greedy, inductor, liu, local_search, program, spize, x
 use crate::simulate::peak_of;
 use crate::OpIx;
 
-/// The part of the time left that the proof search may use, then the part of what is left
-/// after it that the exact search may use, before local search takes the rest: the exact search
+/// The part of an epoch's time left that the proof search may use, then the part of what is
+/// left after it that the exact search may use, before local search takes the rest: the exact search
 /// proves most small graphs, the proof search most large ones, and local search improves plans
 /// the searches could not prove. Measured on the real-graph corpus and the 60-op families
 /// (docs/benchmarks.md).
@@ -69,6 +73,8 @@ const FIRST_BRANCH_SHARE: f64 = 0.1;
 const FIRST_BRANCH_MIN_MS: f64 = 200.0;
 /// ... or when the tree's root order was this many times the polished order's peak.
 const RESTART_ABOVE: f64 = 1.03;
+/// ... but only once the tree has this many nodes.
+const RESTART_MIN_NODES: u64 = 32;
 /// The part of the time left after local search that the long moves across the peak may use.
 const DEFER_SHARE: f64 = 0.5;
 /// Small graphs: the part of what the exact search left that branching may use.
@@ -245,7 +251,28 @@ fn limits<'b>(
     }
 }
 
+/// The first epoch of `auto`'s search (see [`auto_order`]): the default budget, 100 ms, for
+/// which the shares were measured (with a first epoch of 30 ms, efficientnet_b0's training
+/// step restarted its proof tree after 2 nodes and stayed at 1.037 of its bound at 100 ms and
+/// 1.020 at 1 s; at 100 ms it is at 1.002 and proven at 1 s in 161 ms), or 4 µs per op on
+/// large graphs (100 passes, so that every phase sets up within it: 400 ms on 100,000 ops).
+const EPOCH_MS: f64 = 100.0;
+const EPOCH_MS_PER_OP: f64 = 4e-3;
+
 /// The `auto` portfolio (see the module docs).
+///
+/// After the heuristics, the search runs in epochs of doubling length (100, 200, 400, ... ms
+/// after the heuristics, the last one taking the rest of the budget once less than the next
+/// epoch would be left: a budget under 300 ms is one epoch, as before). Each epoch runs every phase (the proof search, the exact search,
+/// local search, the proof search again), each taking shares of the epoch's time, and every
+/// phase goes on from what the ones before found: the proof search from its open nodes, the
+/// exact search and local search from the best order and above the best bound (a later
+/// epoch skips local search, and on large graphs the exact search, when the best order is
+/// the one they already ended on). So every epoch but the last ends where it would at any
+/// larger budget: a larger budget runs the same first epochs, then more, each phase going on
+/// from where it was, where phases that split the whole budget in advance skipped, at 300 ms,
+/// a proof that fits in 268 ms (issue 32).
+/// Without a deadline, one epoch with the whole budget.
 pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if let Ok(order) = liu::liu_order(g) {
         return proven(order, BoundKind::Liu);
@@ -256,91 +283,56 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if !pass.room(budget, 4.0 + 2.0 * candidates.len() as f64) || incumbent.is_empty() {
         return Ordering::heuristic(incumbent);
     }
-    let small = g.num_ops() <= SMALL_OPS;
     let others: Vec<&[OpIx]> = candidates.iter().skip(1).map(|c| &c.1[..]).collect();
     let floor = (lower_bound(g), BoundKind::Simple);
-    // One search for every phase below: each run goes on where the last one ended.
-    let mut search = Search::new(g, incumbent, &others, floor);
-    // Small graphs: only the root of the proof search (the cut and last-of-set bounds, cheap)
-    // before the exact search, which proves most of them; branching comes after, if needed.
-    // Large ones: the proof search first, the last-of-set scan within a part of its time.
-    let proof_budget = share(
-        budget,
-        if small {
-            PROOF_SHARE_SMALL
-        } else {
-            PROOF_SHARE
-        },
-    );
-    let stop = || proof_budget.expired();
-    let sets_budget = share(&proof_budget, if small { 1.0 } else { SETS_SHARE });
-    let sets_stop = || sets_budget.expired();
-    // A long budget's first run ends well before half of it: its bounds (the root, with the
-    // last-of-set scan in its share) as before, then branching for a tenth of the time left
-    // or 200 ms. At 10 s the training steps' proofs came right after a first run of 5 s,
-    // once the order was polished (googlenet, efficientnet_b0, the JAX ResNets: 5.0-5.4 s,
-    // now 1.0-1.4 s); at the default budget the cap is longer than the run's share.
-    let cap = budget.deadline_ms.and_then(|d| {
-        let now = budget.clock.now_ms();
-        let cap_ms = FIRST_BRANCH_MIN_MS.max(FIRST_BRANCH_SHARE * (d - now));
-        (now + cap_ms < proof_budget.deadline_ms.unwrap_or(f64::INFINITY)).then_some(cap_ms)
-    });
-    let p = match cap {
-        Some(cap_ms) if !small => {
-            let p = search.run(&limits(budget, &stop, &sets_stop, 1));
-            let until = budget.clock.now_ms() + cap_ms;
-            let stop = || proof_budget.expired() || budget.clock.now_ms() >= until;
-            if p.bound >= p.peak {
-                p
-            } else {
-                // A scan cut short by its share stays so (as in one run).
-                search.run(&limits(budget, &stop, &sets_stop, u64::MAX))
-            }
-        }
-        // Small graphs: only the root (the bounds) before the exact search.
-        _ if small => search.run(&limits(budget, &stop, &sets_stop, 1)),
-        // Large graphs at a short budget (the default): the root, then a short dive (what
-        // proves torch-train-resnet50 in 14 ms), then the exact search, then branching for
-        // the rest of the share (see `State::large_short`).
-        _ => {
-            let p = search.run(&limits(budget, &stop, &sets_stop, 1));
-            let dive_ms = budget
-                .deadline_ms
-                .map_or(f64::INFINITY, |d| DIVE_SHARE * (d - budget.clock.now_ms()));
-            let until = budget.clock.now_ms() + dive_ms;
-            let stop = || proof_budget.expired() || budget.clock.now_ms() >= until;
-            if p.bound >= p.peak {
-                p
-            } else {
-                search.run(&limits(budget, &stop, &sets_stop, u64::MAX))
-            }
-        }
-    };
-    if p.bound >= p.peak {
-        return proven(p.order, p.source);
-    }
-    let bound = (p.bound, p.source);
-    let best = (p.peak, p.order);
-    if budget.cancelled() || !pass.room(budget, 4.0) {
-        return unproven(best.1, bound);
-    }
+    // One search for every phase and epoch: each run goes on where the last one ended.
+    let search = Search::new(g, incumbent.clone(), &others, floor);
+    let peak = candidates[0].0;
     let mut state = State {
         g,
         search,
-        bound,
-        best,
+        bound: floor,
+        best: (peak, incumbent),
+        tree_peak: peak,
+        tree_nodes: 0,
+        exact_from: None,
+        polished: None,
     };
-    let done = if small {
-        state.small(budget, &pass, &candidates)
-    } else if cap.is_none() {
-        state.large_short(budget, &pass, &candidates, &stop, &sets_stop)
-    } else {
-        state.large(budget, &pass, &candidates)
-    };
-    done.unwrap_or_else(|| state.result())
+    let mut len = EPOCH_MS.max(g.num_ops() as f64 * EPOCH_MS_PER_OP);
+    loop {
+        let epoch = epoch_budget(budget, len);
+        let last = epoch.deadline_ms == budget.deadline_ms;
+        if let Some(done) = state.epoch(&epoch, &pass, &candidates) {
+            return done;
+        }
+        if last || budget.cancelled() || !pass.room(budget, 4.0) {
+            break;
+        }
+        len *= 2.0;
+    }
+    state.result()
 }
 
-/// What `auto` knows after its first proof search run.
+/// The budget of an epoch of `len` ms from now: its own deadline, or the caller's when less
+/// than the next epoch (twice as long) would be left after it.
+fn epoch_budget<'a>(budget: &Budget<'a>, len: f64) -> Budget<'a> {
+    match budget.deadline_ms {
+        Some(d) => {
+            let end = budget.clock.now_ms() + len;
+            if end + 2.0 * len > d {
+                *budget
+            } else {
+                Budget {
+                    deadline_ms: Some(end),
+                    ..*budget
+                }
+            }
+        }
+        None => *budget,
+    }
+}
+
+/// What `auto` knows, carried from phase to phase and from epoch to epoch.
 struct State<'g> {
     g: &'g Graph,
     search: Search<'g>,
@@ -348,6 +340,17 @@ struct State<'g> {
     bound: (u64, BoundKind),
     /// The best order so far, and its peak.
     best: (u64, Vec<OpIx>),
+    /// The best peak when the proof search's tree was last (re)started, and its node count
+    /// then (see [`State::polish_and_prove`]).
+    tree_peak: u64,
+    tree_nodes: u64,
+    /// The best peak the exact search last started from (large graphs run it again in a
+    /// later epoch only from a better order: from the same one it rarely gets further, and
+    /// its set-up alone took 200 ms of a 550 ms epoch on efficientnet_b0's step).
+    exact_from: Option<u64>,
+    /// The best peak after the last local search that ended within its time: from the same
+    /// order it would find the same again.
+    polished: Option<u64>,
 }
 
 impl State<'_> {
@@ -358,9 +361,93 @@ impl State<'_> {
         unproven(self.best.1, self.bound)
     }
 
+    /// One epoch within `budget` (see [`auto_order`]): the proof search (on small graphs only
+    /// its root, the bounds, cheap), then the phases of [`State::small`], [`State::large`] or
+    /// [`State::large_short`]; the plan when one of them proves its order optimal.
+    fn epoch(
+        &mut self,
+        budget: &Budget,
+        pass: &Pass,
+        candidates: &[(u64, Vec<OpIx>)],
+    ) -> Option<Ordering> {
+        let small = self.g.num_ops() <= SMALL_OPS;
+        // Small graphs: only the root of the proof search (the cut and last-of-set bounds,
+        // cheap) before the exact search, which proves most of them; branching comes after,
+        // if needed. Large ones: the proof search first, the last-of-set scan within a part
+        // of its time.
+        let proof_budget = share(
+            budget,
+            if small {
+                PROOF_SHARE_SMALL
+            } else {
+                PROOF_SHARE
+            },
+        );
+        let stop = || proof_budget.expired();
+        let sets_budget = share(&proof_budget, if small { 1.0 } else { SETS_SHARE });
+        let sets_stop = || sets_budget.expired();
+        // A long epoch's first run ends well before half of it: its bounds (the root, with
+        // the last-of-set scan in its share) as before, then branching for a tenth of the
+        // time left or 200 ms. At 10 s the training steps' proofs came right after a first
+        // run of 5 s, once the order was polished (googlenet, efficientnet_b0, the JAX
+        // ResNets: 5.0-5.4 s, now 1.0-1.4 s); in a short epoch the cap is longer than the
+        // run's share.
+        let cap = budget.deadline_ms.and_then(|d| {
+            let now = budget.clock.now_ms();
+            let cap_ms = FIRST_BRANCH_MIN_MS.max(FIRST_BRANCH_SHARE * (d - now));
+            (now + cap_ms < proof_budget.deadline_ms.unwrap_or(f64::INFINITY)).then_some(cap_ms)
+        });
+        // The root (in later epochs already done: the run returns at once).
+        let p = self.search.run(&limits(
+            budget,
+            &stop,
+            &sets_stop,
+            self.search.nodes().max(1),
+        ));
+        let p = match cap {
+            _ if p.bound >= p.peak || small => p,
+            Some(cap_ms) => {
+                let until = budget.clock.now_ms() + cap_ms;
+                let stop = || proof_budget.expired() || budget.clock.now_ms() >= until;
+                // A scan cut short by its share stays so (as in one run).
+                self.search
+                    .run(&limits(budget, &stop, &sets_stop, u64::MAX))
+            }
+            // Large graphs in a short epoch (the default budget): the root, then a short
+            // dive (what proves torch-train-resnet50 in 14 ms), then the exact search, then
+            // branching for the rest of the share (see `State::large_short`).
+            None => {
+                let dive_ms = budget
+                    .deadline_ms
+                    .map_or(f64::INFINITY, |d| DIVE_SHARE * (d - budget.clock.now_ms()));
+                let until = budget.clock.now_ms() + dive_ms;
+                let stop = || proof_budget.expired() || budget.clock.now_ms() >= until;
+                self.search
+                    .run(&limits(budget, &stop, &sets_stop, u64::MAX))
+            }
+        };
+        if let Some(done) = fold(p, &mut self.bound, &mut self.best) {
+            return Some(done);
+        }
+        if budget.cancelled() || !pass.room(budget, 4.0) {
+            return None;
+        }
+        if small {
+            self.small(budget, pass, candidates)
+        } else if cap.is_none() {
+            self.large_short(budget, pass, candidates, &stop, &sets_stop)
+        } else {
+            self.large(budget, pass, candidates)
+        }
+    }
+
     /// The exact search within `fraction` of the time left, from the best order and above the
     /// best bound; the plan when it proves its order optimal.
     fn exact(&mut self, budget: &Budget, fraction: f64) -> Option<Ordering> {
+        if self.g.num_ops() > SMALL_OPS && self.exact_from == Some(self.best.0) {
+            return None;
+        }
+        self.exact_from = Some(self.best.0);
         let exact_budget = share(budget, fraction);
         let searched = exact_search_above(self.g, &exact_budget, self.best.1.clone(), self.bound.0);
         if searched.optimal {
@@ -397,6 +484,9 @@ impl State<'_> {
         pass: &Pass,
         candidates: &[(u64, Vec<OpIx>)],
     ) -> Option<Ordering> {
+        if self.polished == Some(self.best.0) {
+            return None;
+        }
         let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
         starts.push(self.best.1.clone());
         let mut polished = local_search::improve_best(self.g, starts, 3, budget);
@@ -420,6 +510,10 @@ impl State<'_> {
         if peak < self.best.0 {
             self.search.offer(&polished);
             self.best = (peak, polished);
+        }
+        // Cut short, the next epoch polishes again (from the best order, among the others).
+        if !budget.expired() {
+            self.polished = Some(self.best.0);
         }
         (self.bound.0 >= self.best.0).then(|| proven(self.best.1.clone(), self.bound.1))
     }
@@ -532,10 +626,17 @@ impl State<'_> {
             // order steers it by the wrong peak (efficientnet_b0's training step: 46.99 MB
             // before, 40.60 MB after; restarted, the bound meets 40.51 MB at 100 ms, 39.09 MB
             // continued).
-            let root_peak = candidates.first().map_or(0, |c| c.0);
-            let far_above = root_peak as f64 > self.best.0 as f64 * RESTART_ABOVE;
-            if self.search.nodes() >= RESTART_NODES || far_above {
+            // Only when the order is better than the one the tree grew from: from the same
+            // order it would grow the same tree again (and in every epoch).
+            let far_above = self.tree_peak as f64 > self.best.0 as f64 * RESTART_ABOVE;
+            let grown = self.search.nodes() - self.tree_nodes >= RESTART_NODES;
+            // A tree of a few nodes is not restarted (its cuts are what the next one starts
+            // from: efficientnet_b0's step, restarted after 2 nodes, is at 1.037 at 100 ms,
+            // after 52 at 1.002, as with one epoch).
+            let young_done = self.search.nodes() - self.tree_nodes >= RESTART_MIN_NODES;
+            if (grown || far_above) && self.best.0 < self.tree_peak && young_done {
                 self.search.restart();
+                (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
             }
             return self.prove(budget, &stop, &stop);
         }
