@@ -97,6 +97,23 @@ pub enum Error {
     /// The core refused the graph the import made (a bug of the importer, never expected).
     #[error("the imported graph is invalid: {0}")]
     InvalidGraph(String),
+    // Reordering (`reorder`): the order, then the file's layout.
+    #[error("the order names op {op:?}, which is not a node of the model")]
+    UnknownOp { op: String },
+    #[error("the order names op {op:?} twice (a schedule that recomputes cannot be written into a model)")]
+    RepeatedOp { op: String },
+    #[error("the order does not name node {op:?}")]
+    MissingOp { op: String },
+    #[error(
+        "node {node:?} reads tensor {tensor:?} before node {producer:?} produces it in the order"
+    )]
+    NotTopological {
+        node: String,
+        tensor: String,
+        producer: String,
+    },
+    #[error("the model's bytes cannot be reordered in place: {0}")]
+    Layout(String),
 }
 
 impl Error {
@@ -124,6 +141,11 @@ impl Error {
             Error::NoShape(n) if matches!(n.problem, Problem::Symbolic { .. }) => "symbolic_dim",
             Error::NoShape(_) => "no_shape",
             Error::InvalidGraph(_) => "invalid_graph",
+            Error::UnknownOp { .. } => "unknown_op",
+            Error::RepeatedOp { .. } => "repeated_op",
+            Error::MissingOp { .. } => "missing_op",
+            Error::NotTopological { .. } => "not_topological",
+            Error::Layout(_) => "bad_onnx",
         }
     }
 
@@ -134,7 +156,11 @@ impl Error {
             | Error::InitializerProduced { node, .. }
             | Error::UnknownInput { node, .. }
             | Error::BadNode { node, .. }
-            | Error::Mismatch { node, .. } => Some(node),
+            | Error::Mismatch { node, .. }
+            | Error::NotTopological { node, .. } => Some(node),
+            Error::UnknownOp { op } | Error::RepeatedOp { op } | Error::MissingOp { op } => {
+                Some(op)
+            }
             Error::ProducedTwice { second, .. } => Some(second),
             Error::NoShape(n) => n.cause.as_ref().map(|c| c.node.as_str()),
             _ => None,
@@ -152,7 +178,8 @@ impl Error {
             | Error::ElemType { tensor, .. }
             | Error::NegativeDim { tensor, .. }
             | Error::TooLarge { tensor }
-            | Error::Mismatch { tensor, .. } => Some(tensor),
+            | Error::Mismatch { tensor, .. }
+            | Error::NotTopological { tensor, .. } => Some(tensor),
             Error::NoShape(n) => Some(&n.tensor),
             _ => None,
         }

@@ -22,16 +22,19 @@ mod error;
 pub mod infer;
 mod options;
 pub mod proto;
+mod reorder;
 mod resolve;
 mod scope;
 mod subgraph;
 mod tensor_data;
+mod wire;
 
 use peakorder::format::GraphSpec;
 use peakorder::Graph;
 
 pub use error::{Cause, Error, NoShape, Problem, Unread, Whose, INFER_SHAPES_CMD};
 pub use options::{ExternalData, Options};
+pub use reorder::reorder;
 
 /// An imported model: the graph JSON text, exactly as `peakorder import onnx` writes it (less
 /// the final newline), and the core's validated graph.
