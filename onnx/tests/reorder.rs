@@ -69,13 +69,22 @@ fn model() -> Vec<u8> {
 
 fn names(bytes: &[u8]) -> Vec<String> {
     let m = ModelProto::decode(bytes).unwrap();
-    m.graph.unwrap().node.into_iter().map(|n| n.name.unwrap()).collect()
+    m.graph
+        .unwrap()
+        .node
+        .into_iter()
+        .map(|n| n.name.unwrap())
+        .collect()
 }
 
 #[test]
 fn nodes_move_and_nothing_else_changes() {
     let m = model();
-    assert_eq!(reorder(m.clone().into(), &["a", "b", "c"]).unwrap(), m, "identity");
+    assert_eq!(
+        reorder(m.clone().into(), &["a", "b", "c"]).unwrap(),
+        m,
+        "identity"
+    );
     let r = reorder(m.clone().into(), &["b", "a", "c"]).unwrap();
     assert_eq!(names(&r), ["b", "a", "c"]);
     assert_eq!(r.len(), m.len());
@@ -102,9 +111,17 @@ fn bad_orders_are_coded_errors_naming_the_node() {
     };
     let (c, msg) = code(&["c", "a", "b"]);
     assert_eq!(c, "not_topological");
-    assert!(msg.contains("node \"c\"") && msg.contains("\"ra\""), "{msg}");
+    assert!(
+        msg.contains("node \"c\"") && msg.contains("\"ra\""),
+        "{msg}"
+    );
     assert_eq!(code(&["a", "b"]).0, "missing_op");
     assert_eq!(code(&["a", "b", "c", "a"]).0, "repeated_op");
     assert_eq!(code(&["a", "b", "zz"]).0, "unknown_op");
-    assert_eq!(reorder(m[..m.len() - 8].to_vec().into(), &["a"]).unwrap_err().code(), "bad_onnx");
+    assert_eq!(
+        reorder(m[..m.len() - 8].to_vec().into(), &["a"])
+            .unwrap_err()
+            .code(),
+        "bad_onnx"
+    );
 }
