@@ -39,6 +39,7 @@ from ._errors import (
     ReportError,
 )
 from ._graph import ExportError
+from ._onnx import ModelLike, import_onnx, reorder_onnx
 
 __all__ = [
     "plan",
@@ -49,6 +50,9 @@ __all__ = [
     "report_html",
     "show",
     "validate",
+    "import_onnx",
+    "reorder_onnx",
+    "ModelLike",
     "dtype_bytes",
     "dtype_sizes",
     "save",
