@@ -36,7 +36,7 @@ const TINY = '{"tensors":[{"id":"x","bytes":1},{"id":"y","bytes":1}],"ops":[{"id
 async function doInit(bytes) {
   await init({ module_or_path: bytes });
   try {
-    methods = wasm.compare(TINY, { budget_ms: 50 }).methods.map((m) => m.method);
+    methods = wasm.compare(TINY, { budgetMs: 50 }).methods.map((m) => m.method);
   } catch {
     methods = ['program', 'greedy'];
   }
@@ -107,7 +107,7 @@ function runsOf(model, order) {
 
 function analyze(text, options, fusion, given) {
   const t0 = performance.now();
-  const plan = given ? givenPlan(text, given) : wasm.plan(text, options);
+  const plan = given ? givenPlan(text, given) : wasm.plan(text, apiOptions(options));
   const t1 = performance.now();
   const graph = JSON.parse(text); // already validated by the core
   const model = buildModel(graph, wasm.storages(text));
@@ -149,7 +149,7 @@ const ARENA_MAX_BUDGET_MS = 1000;
 function staticLayout(text, order, options) {
   const budget = Math.min(Number(options.budget_ms) || ARENA_MAX_BUDGET_MS, ARENA_MAX_BUDGET_MS);
   try {
-    return { arena: wasm.layout(text, { order, budget_ms: budget }), arenaError: null };
+    return { arena: wasm.layout(text, { order, budgetMs: budget }), arenaError: null };
   } catch (e) {
     return { arena: null, arenaError: errorOf(e) };
   }
@@ -159,10 +159,20 @@ function staticLayout(text, order, options) {
 // (the CLI's) so that a short planning budget does not cut it off early.
 const FUSE_MIN_BUDGET_MS = 2000;
 
+/** The view's plan options (its own, snake_case names, synced with the anywidget traits) as the
+ * npm API's camelCase options (docs/wasm.md "Names"). */
+function apiOptions(o) {
+  const names = { budget_ms: 'budgetMs', max_states: 'maxStates', max_memory_mb: 'maxMemoryMb',
+    memory_limit_bytes: 'memoryLimitBytes', recompute_method: 'recomputeMethod' };
+  const out = {};
+  for (const [k, v] of Object.entries(o || {})) out[names[k] || k] = v;
+  return out;
+}
+
 /** Memory-aware fusion and the Thunder-style baseline. */
 function fuse(text, options) {
-  const fuseOptions = { budget_ms: Math.max(Number(options.budget_ms) || 0, FUSE_MIN_BUDGET_MS) };
-  if (options.max_states !== undefined) fuseOptions.max_states = options.max_states;
+  const fuseOptions = { budgetMs: Math.max(Number(options.budget_ms) || 0, FUSE_MIN_BUDGET_MS) };
+  if (options.max_states !== undefined) fuseOptions.maxStates = options.max_states;
   try {
     const fusion = wasm.fuse(text, fuseOptions);
     return { fusion, fusionError: null, regions: fusion.regions };
