@@ -13,6 +13,7 @@
 //            groups it; `arena`: the wasm `layout()` object of the planned order, docs/layout.md,
 //            drawn by the arena panel, or null with `arenaError` {message, code})
 //   fuse     {graph: string, options: {budget_ms, max_states}} -> {fusion, fusionError, regions}
+//   importOnnx {bytes: Uint8Array, name, wasm: the ONNX module's bytes} -> {text: graph JSON}
 // `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, docs/design.md §4) when
 // asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
 // (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
@@ -24,6 +25,7 @@
 // runs (0 .. ops - 1: the DAG's colours). A schedule has no arena (layouts are of orders).
 
 import init, * as wasm from 'peakorder-wasm-web';
+import { initOnnx, importOnnx } from 'peakorder-wasm-web';
 import { buildModel } from './model.js';
 import { layoutDag } from './layout.js';
 
@@ -192,9 +194,23 @@ function errorOf(e) {
   return { message: e && e.message ? e.message : String(e), code: (e && e.code) || 'error' };
 }
 
+let onnxReady = null;
+
+/** An ONNX model's graph JSON text (the CLI's bytes), imported here in the worker: the ONNX
+ * module (its own wasm, msg.wasm) is instantiated on the first model. */
+async function onnxText(msg) {
+  onnxReady = onnxReady || initOnnx({ module_or_path: msg.wasm }).catch((e) => {
+    onnxReady = null;
+    throw e;
+  });
+  await onnxReady;
+  return { text: importOnnx(msg.bytes, { format: 'text', name: msg.name }) };
+}
+
 /** Handles one request; resolves to [reply, transfer list]. */
 export async function handle(msg) {
   try {
+    if (msg.type === 'importOnnx') return [{ id: msg.id, ok: true, result: await onnxText(msg) }, []];
     if (msg.type === 'init') {
       ready = ready || doInit(msg.wasm);
       return [{ id: msg.id, ok: true, result: await ready }, []];
