@@ -6,3 +6,6 @@ declare function init(options?: unknown): Promise<void>;
 export default init;
 export { init };
 export function initSync(options?: unknown): void;
+export * from './onnx-types.js';
+/** Nothing to load in Node (the ONNX module loads on the first call); resolves at once. */
+export function initOnnx(options?: unknown): Promise<void>;

@@ -10,3 +10,10 @@ export default init;
 export { init };
 /** Instantiates synchronously from a compiled module or its bytes. */
 export function initSync(options: { module: SyncInitInput }): void;
+export * from './onnx-types.js';
+/** Loads the ONNX module (peakorder_onnx_bg.wasm); await once before importOnnx/reorderOnnx. */
+export function initOnnx(
+  options?: { module_or_path: InitInput | Promise<InitInput> },
+): Promise<void>;
+/** Instantiates the ONNX module synchronously: pass pkg/web/peakorder_onnx.js's namespace. */
+export function initOnnxSync(mod: unknown, options: { module: SyncInitInput }): void;

@@ -52,3 +52,42 @@ export const fuse = ensure(wasm.fuse);
 export const layout = ensure(wasm.layout);
 export const storages = ensure(wasm.storages);
 export const version = ensure(wasm.version);
+
+// ONNX (docs/wasm.md "ONNX"): a module of its own, peakorder_onnx_bg.wasm (146 KB gzipped), so
+// that pages that only plan never fetch it. `await initOnnx()` once, then importOnnx and
+// reorderOnnx are synchronous. initOnnx takes the same options as init.
+import * as glue from './onnx-glue.mjs';
+
+let onnxModule = null;
+let onnxLoading = null;
+
+export function initOnnx(options) {
+  if (!onnxLoading) {
+    onnxLoading = import('../pkg/web/peakorder_onnx.js').then(async (m) => {
+      await m.default(options);
+      onnxModule = m;
+    }, (e) => {
+      onnxLoading = null;
+      throw e;
+    });
+  }
+  return onnxLoading;
+}
+
+/** Instantiates the ONNX module from a compiled module or its bytes (a module namespace of
+ * pkg/web/peakorder_onnx.js must be passed too, since ES modules cannot be loaded synchronously). */
+export function initOnnxSync(mod, options) {
+  if (!onnxModule) {
+    mod.initSync(options);
+    onnxModule = mod;
+  }
+}
+
+const onnx = glue.make(() => {
+  if (!onnxModule) {
+    throw glue.fail('not_initialized', 'the ONNX module is not loaded: call `await initOnnx()` first');
+  }
+  return onnxModule;
+});
+export const importOnnx = onnx.importOnnx;
+export const reorderOnnx = onnx.reorderOnnx;

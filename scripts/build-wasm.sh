@@ -20,9 +20,11 @@ if [ "$("$bindgen" --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
   fi
 fi
 
-cargo build --profile wasm-release --target wasm32-unknown-unknown -p peakorder-wasm
+# Two modules: the planner (peakorder-wasm -> peakorder_bg.wasm) and the ONNX importer
+# (peakorder-onnx-wasm -> peakorder_onnx_bg.wasm), kept apart so that the planner stays small and
+# a page that never opens a model never loads the importer (docs/wasm.md "ONNX").
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p peakorder-wasm -p peakorder-onnx-wasm
 target_dir=${CARGO_TARGET_DIR:-target}
-input=$target_dir/wasm32-unknown-unknown/wasm-release/peakorder_wasm.wasm
 
 # wasm-opt: the one pinned in package-lock.json (npm's binaryen) first. Debian's binaryen 108
 # cannot parse what rustc 1.8x+/wasm-bindgen 0.2.1xx emit (table.fill), so a system wasm-opt is
@@ -35,19 +37,25 @@ done
 opt_features=(--enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int
   --enable-bulk-memory --enable-reference-types --enable-multivalue)
 
+for module in peakorder peakorder_onnx; do
 for target in nodejs web; do
+  case $module in
+    peakorder) input=$target_dir/wasm32-unknown-unknown/wasm-release/peakorder_wasm.wasm ;;
+    peakorder_onnx) input=$target_dir/wasm32-unknown-unknown/wasm-release/peakorder_onnx_wasm.wasm ;;
+  esac
   case $target in
     nodejs) out=pkg/node; type=commonjs ;;
     web) out=pkg/web; type=module ;;
   esac
-  wasm=$out/peakorder_bg.wasm
-  stamp=$target_dir/wasm-bindgen-$target.stamp
+  wasm=$out/${module}_bg.wasm
+  stamp=$target_dir/wasm-bindgen-$module-$target.stamp
   if [ -f "$wasm" ] && [ "$wasm" -nt "$input" ] && [ "$stamp" -nt "$input" ]; then
-    echo "build-wasm: $out is up to date"
+    echo "build-wasm: $wasm is up to date"
     continue
   fi
-  rm -rf "$out"
-  "$bindgen" --target "$target" --out-dir "$out" --out-name peakorder "$input"
+  mkdir -p "$out"
+  rm -f "$out/$module.js" "$out/$module.d.ts" "$out/${module}_bg.wasm" "$out/${module}_bg.wasm.d.ts"
+  "$bindgen" --target "$target" --out-dir "$out" --out-name "$module" "$input"
   if [ -z "$wasm_opt" ]; then
     echo "build-wasm: wasm-opt not found (npm ci installs it); $wasm is not size-optimised"
   elif "$wasm_opt" -Os "${opt_features[@]}" "$wasm" -o "$wasm.opt"; then
@@ -63,4 +71,5 @@ for target in nodejs web; do
   raw=$(wc -c < "$wasm")
   gz=$(gzip -9 -c "$wasm" | wc -c)
   echo "build-wasm: $wasm: $raw bytes, $gz gzipped"
+done
 done

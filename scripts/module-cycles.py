@@ -34,6 +34,7 @@ import sys
 
 DEFAULT = [
     "core/src",
+    "onnx/src",
     "native-gpu/src",
     "wasm/src",
     "report/src",

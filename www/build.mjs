@@ -81,6 +81,10 @@ if (!template.includes('__PEAKORDER_BUNDLE__')) throw new Error('report.html lac
 mkdirSync(dist, { recursive: true });
 writeFileSync(join(dist, 'peakorder-view.js'), bundle);
 copyFileSync(join(here, 'index.html'), join(dist, 'index.html'));
+// The ONNX module, fetched by the page when a model is opened (www/src/planner.js).
+const onnxWasm = join(root, 'pkg/web/peakorder_onnx_bg.wasm');
+if (existsSync(onnxWasm)) copyFileSync(onnxWasm, join(dist, 'peakorder_onnx_bg.wasm'));
+else console.warn('www/build.mjs: pkg/web/peakorder_onnx_bg.wasm is missing; the page cannot open .onnx files');
 writeFileSync(join(dist, 'report.html'), template.replace('__PEAKORDER_BUNDLE__', () => inline));
 const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
 console.log(`www/dist/peakorder-view.js ${kb(bundle.length)} (worker ${kb(workerSource.length)}, wasm ${wasm ? kb(readFileSync(wasm).length) : 'STAND-IN, no wasm'}) from ${glue}`);

@@ -40,6 +40,7 @@ from ._errors import (
     ReportError,
 )
 from ._graph import ExportError
+from ._onnx import ModelLike, import_onnx, reorder_onnx
 
 __all__ = [
     "plan",
@@ -50,6 +51,9 @@ __all__ = [
     "report_html",
     "show",
     "validate",
+    "import_onnx",
+    "reorder_onnx",
+    "ModelLike",
     "dtype_bytes",
     "parse_bytes",
     "dtype_sizes",

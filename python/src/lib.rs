@@ -20,6 +20,7 @@ mod clock;
 mod dumps;
 mod errors;
 mod interrupt;
+mod onnx;
 mod options;
 
 use clock::StdClock;
@@ -379,5 +380,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dtype_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(json_dumps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(onnx::import_onnx, m)?)?;
+    m.add_function(wrap_pyfunction!(onnx::reorder_onnx, m)?)?;
     Ok(())
 }

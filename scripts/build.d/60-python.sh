@@ -19,7 +19,7 @@ STAMP="$WHEELS/.peakorder-inputs"
 # metadata, and the embedded report template.
 inputs() {
   {
-    git ls-files -co --exclude-standard -- Cargo.toml Cargo.lock core report python/Cargo.toml \
+    git ls-files -co --exclude-standard -- Cargo.toml Cargo.lock core report onnx python/Cargo.toml \
       python/pyproject.toml python/README.md python/src python/peakorder
     if [ -f www/dist/report.html ]; then echo www/dist/report.html; fi
   } | grep -v -e '/tests/' -e '/benches/' | sort -u | while read -r f; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Python package (python/) and its tests: a venv inside the repo (.venv, gitignored) with
-# pytest, onnx, numpy and jax[cpu], and maturin, the build backend of the package's native
+# pytest, onnx, onnxruntime (reorder_onnx: same outputs, python/tests/test_onnx_surfaces.py), numpy and
+# jax[cpu], and maturin, the build backend of the package's native
 # extension. The package itself is built and installed by scripts/build.d/60-python.sh (it
 # embeds the web bundle's report page, built by scripts/build.d/50-web.sh).
 # Idempotent: a marker records what was installed, so a second run does nothing.
@@ -11,7 +12,7 @@ VENV=.venv
 # Pins keep CI reproducible; bump them together. maturin is also the build backend that
 # `pip install ./python` fetches (python/pyproject.toml: maturin>=1.9.4,<2).
 MATURIN="maturin==1.16.0"
-REQS="pytest==9.2.0 numpy==2.4.6 onnx==1.23.2 jax[cpu]==0.10.2 $MATURIN"
+REQS="pytest==9.2.0 numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0 jax[cpu]==0.10.2 $MATURIN"
 # The build backend's wheel, kept for the test that installs the package into a fresh venv as a
 # user would (python/tests/test_install.py): its isolated build env gets maturin from here, so
 # the test runs offline.

@@ -144,7 +144,7 @@ test('a given schedule: its second run of A is marked in every timeline and the 
 });
 
 test('memory_limit_bytes: the planner\'s schedule within the limit, the limit line and the added cost', async () => {
-  const want = po.plan(GRAPH, { memory_limit_bytes: 121 });
+  const want = po.plan(GRAPH, { memoryLimitBytes: 121 });
   const { page, problems } = await mountPage([
     { id: 'limited', options: { memory_limit_bytes: 121 } },
     { id: 'fits', options: { memory_limit_bytes: '1KiB' } },

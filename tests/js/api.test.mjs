@@ -103,16 +103,16 @@ test('plan options: method, budget, max_states; bad options are refused', () => 
   const p = po.plan(g, { method: 'program' });
   assert.equal(p.method, 'program');
   assert.equal(p.peak_bytes, 5.5 * MiB);
-  assert.equal(po.plan(g, { budget_ms: 5, max_states: 10 }).peak_bytes, 3.5 * MiB);
+  assert.equal(po.plan(g, { budgetMs: 5, maxStates: 10 }).peak_bytes, 3.5 * MiB);
   assert.equal(po.plan(g, null).peak_bytes, 3.5 * MiB);
   assert.equal(po.plan(g, {}).peak_bytes, 3.5 * MiB);
   assertThrowsCode(() => po.plan(g, { method: 'magic' }), 'unknown_method', 'magic');
   assertThrowsCode(() => po.plan(g, { methd: 'greedy' }), 'invalid_argument', 'methd');
-  assertThrowsCode(() => po.plan(g, { budget_ms: -1 }), 'invalid_argument');
-  assertThrowsCode(() => po.plan(g, { budget_ms: NaN }), 'invalid_argument');
-  assertThrowsCode(() => po.plan(g, { budget_ms: 'soon' }), 'invalid_argument');
-  assertThrowsCode(() => po.plan(g, { max_states: -3 }), 'invalid_argument');
-  assertThrowsCode(() => po.plan(g, { max_states: 1.5 }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { budgetMs: -1 }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { budgetMs: NaN }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { budgetMs: 'soon' }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { maxStates: -3 }), 'invalid_argument');
+  assertThrowsCode(() => po.plan(g, { maxStates: 1.5 }), 'invalid_argument');
   assertThrowsCode(() => po.plan(g, 'greedy'), 'invalid_argument');
   assertThrowsCode(() => po.plan(g, [1]), 'invalid_argument');
   // A method that the file order cannot give: program order of a non-topological file.
@@ -189,7 +189,7 @@ test('compare: every method, the compare --json shape', () => {
   const greedy = c.methods.find((m) => m.method === 'greedy');
   assert.equal(greedy.peak_bytes, 3.5 * MiB);
   assert.equal(greedy.optimal, true);
-  assert.equal(po.compare(seedGraph(), { budget_ms: 1 }).methods.length, c.methods.length);
+  assert.equal(po.compare(seedGraph(), { budgetMs: 1 }).methods.length, c.methods.length);
   assertThrowsCode(() => po.compare(seedGraph(), { method: 'greedy' }), 'invalid_argument');
   // A method that does not apply gives a row with an error, not a throw.
   const bad = po.compare(cyclicGraphFixedByOrder());
@@ -229,7 +229,7 @@ test('a 10,000-op graph is planned, and its order re-checks', () => {
     assert.equal(g.ops.length, 10000);
     // A state budget, not a deadline, so the wasm and native searches do the same work whatever
     // each machine's speed (with a deadline, how far a search gets depends on the clock).
-    const opts = { budget_ms: 1e9, max_states: 20000 };
+    const opts = { budgetMs: 1e9, maxStates: 20000 };
     const p = po.plan(g, opts);
     assert.equal(p.order.length, 10000);
     // The core read performance.now() through the Clock: a 10,000-op plan takes measurable time.
@@ -250,4 +250,24 @@ test('a 200,000-op chain does not overflow the wasm stack', () => {
   const p = po.plan(g);
   assert.equal(p.order.length, 200000);
   assert.equal(p.order[0], 'o1');
+});
+
+test('option names: camelCase; snake_case deprecated for one release, with one warning per name', () => {
+  const g = seedGraph();
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (m) => warned.push(String(m));
+  try {
+    const a = po.plan(g, { method: 'greedy', budgetMs: 50, maxStates: 1000 });
+    assert.equal(warned.length, 0);
+    const b = po.plan(g, { method: 'greedy', budget_ms: 50 });
+    po.plan(g, { method: 'greedy', budget_ms: 50 });
+    assert.deepEqual(b.order, a.order);
+    assert.equal(warned.filter((m) => m.includes('budget_ms')).length, 1, warned.join('\n'));
+    assert.ok(warned.every((m) => /option \w+ is deprecated, use \w+/.test(m)), warned.join('\n'));
+  } finally {
+    console.warn = warn;
+  }
+  assertThrowsCode(() => po.plan(g, { budgetMs: 5, budget_ms: 5 }), 'invalid_argument', 'given twice');
+  assertThrowsCode(() => po.plan(g, { budgetMS: 5 }), 'invalid_argument', 'budgetMs');
 });

@@ -72,7 +72,7 @@ for (const file of graphs) {
         'plan', path, '--method', row.method, '--json',
         '--budget-ms', String(NO_CLOCK_MS), '--max-states', String(STATES),
       ]);
-      const wasm = po.plan(text, { method: row.method, budget_ms: NO_CLOCK_MS, max_states: STATES });
+      const wasm = po.plan(text, { method: row.method, budgetMs: NO_CLOCK_MS, maxStates: STATES });
       assert.equal(wasm.peak_bytes, native.peak_bytes, row.method);
       assert.equal(wasm.lower_bound_bytes, native.lower_bound_bytes, row.method);
       assert.equal(wasm.optimal, native.optimal, row.method);
@@ -90,9 +90,9 @@ for (const file of graphs) {
   // simulation of the schedule.
   test(`${file}: same plans with a memory limit as the native CLI`, { skip: cliLimits ? false : `${CLI} has no --memory-limit` }, () => {
     const budget = ['--budget-ms', String(NO_CLOCK_MS), '--max-states', String(STATES)];
-    const opts = { budget_ms: NO_CLOCK_MS, max_states: STATES };
+    const opts = { budgetMs: NO_CLOCK_MS, maxStates: STATES };
     const free = po.plan(text, opts);
-    const top = po.plan(text, { ...opts, memory_limit_bytes: free.peak_bytes });
+    const top = po.plan(text, { ...opts, memoryLimitBytes: free.peak_bytes });
     const least = top.least_limit_bytes;
     const limits = [free.peak_bytes, least, Math.floor((least + free.peak_bytes) / 2)];
     if (top.least_limit_lower_bound_bytes > 0) limits.push(top.least_limit_lower_bound_bytes - 1);
@@ -100,7 +100,7 @@ for (const file of graphs) {
       let wasm;
       let werr;
       try {
-        wasm = po.plan(text, { ...opts, memory_limit_bytes: limit });
+        wasm = po.plan(text, { ...opts, memoryLimitBytes: limit });
       } catch (e) {
         werr = e;
       }

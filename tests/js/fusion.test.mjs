@@ -54,17 +54,17 @@ test('the seed graph: memory-aware fusion keeps 3.5 MiB with 39 kernels, the bas
   assert.equal(typeof f.planner, 'string');
   // The same graph as text fuses identically. A generous budget keeps both searches off the
   // clock (on a loaded machine the default 2 s can cut one short, and `evaluations` differ).
-  const unhurried = { budget_ms: 600000 };
+  const unhurried = { budgetMs: 600000 };
   assert.deepEqual(po.fuse(JSON.stringify(g), unhurried), po.fuse(g, unhurried));
 });
 
 test('options: peak_limit, budget_ms and max_states are honoured', () => {
   const g = seedGraph(3);
   const unfused = po.plan(g).peak_bytes;
-  const loose = po.fuse(g, { peak_limit: 2 ** 40, budget_ms: 5000, max_states: 10 ** 9 });
+  const loose = po.fuse(g, { peakLimit: 2 ** 40, budgetMs: 5000, maxStates: 10 ** 9 });
   assert.equal(loose.limit_bytes, 2 ** 40);
   assert.ok(loose.ops_after <= po.fuse(g).ops_after, 'a looser limit never needs more kernels');
-  assert.equal(po.fuse(g, { peak_limit: unfused }).limit_bytes, unfused);
+  assert.equal(po.fuse(g, { peakLimit: unfused }).limit_bytes, unfused);
   assert.deepEqual(po.fuse(g, null), po.fuse(g, {}));
   // CommonJS exports the same function.
   const cjs = createRequire(import.meta.url)('peakorder');
@@ -72,7 +72,7 @@ test('options: peak_limit, budget_ms and max_states are honoured', () => {
 });
 
 test('a limit no fusion meets throws peak_limit with the numbers, and the module stays usable', () => {
-  const e = assertThrowsCode(() => po.fuse(seedGraph(), { peak_limit: 1 }), 'peak_limit');
+  const e = assertThrowsCode(() => po.fuse(seedGraph(), { peakLimit: 1 }), 'peak_limit');
   assert.equal(e.limit_bytes, 1);
   assert.equal(typeof e.best_bytes, 'number');
   assert.ok(e.best_bytes > 1);
@@ -87,13 +87,13 @@ test('bad graphs and bad options throw coded errors; the next call works', () =>
   assertThrowsCode(() => po.fuse({ tensors: [], ops: [{ id: 'a', inputs: ['nope'] }] }), 'unknown_tensor', 'nope');
   const g = seedGraph(2);
   for (const bad of [
-    'x', 1, [], { peak_limit: -1 }, { peak_limit: 1.5 }, { peak_limit: 'big' }, { peak_limit: null },
-    { budget_ms: -1 }, { budget_ms: Infinity }, { max_states: 2 ** 64 }, { method: 'greedy' },
-    { peak_limit: 10n },
+    'x', 1, [], { peakLimit: -1 }, { peakLimit: 1.5 }, { peakLimit: 'big' }, { peakLimit: null },
+    { budgetMs: -1 }, { budgetMs: Infinity }, { maxStates: 2 ** 64 }, { method: 'greedy' },
+    { peakLimit: 10n },
   ]) {
     assertThrowsCode(() => po.fuse(g, bad), 'invalid_argument');
   }
-  assertThrowsCode(() => po.fuse(g, { method: 'greedy' }), 'invalid_argument', 'peak_limit, budget_ms, max_states');
+  assertThrowsCode(() => po.fuse(g, { method: 'greedy' }), 'invalid_argument', 'peakLimit, budgetMs, maxStates');
   assert.equal(po.fuse(seedGraph()).ops_after, 39);
 });
 
@@ -129,7 +129,7 @@ for (const file of fusionCases) {
 
   test(`${file}: fuse gives what \`peakorder fuse --json\` prints`, { skip: haveCli ? false : `no ${CLI}` }, () => {
     const native = cliJson(['fuse', path, '--json', '--budget-ms', String(GENEROUS_MS)]);
-    const wasm = po.fuse(text, { budget_ms: GENEROUS_MS });
+    const wasm = po.fuse(text, { budgetMs: GENEROUS_MS });
     assert.deepEqual(wasm, native);
   });
 }
@@ -137,7 +137,7 @@ for (const file of fusionCases) {
 test('the seed graph: fuse gives what `peakorder fuse --json` prints', { skip: haveCli ? false : `no ${CLI}` }, () => {
   const g = JSON.stringify(seedGraph());
   const native = cliJson(['fuse', '-', '--json', '--budget-ms', String(GENEROUS_MS)], g);
-  assert.deepEqual(po.fuse(g, { budget_ms: GENEROUS_MS }), native);
+  assert.deepEqual(po.fuse(g, { budgetMs: GENEROUS_MS }), native);
   // With the defaults of both too (the search ends well within 2 s).
   assert.deepEqual(po.fuse(g), cliJson(['fuse', '-', '--json'], g));
 });

@@ -17,7 +17,7 @@ function poke(graph, order, options) {
     () => po.compare(graph, options),
     () => po.simulate(graph, order),
     // A short budget: fusion plans many fused graphs, and this runs thousands of times.
-    () => po.fuse(graph, options === undefined ? { budget_ms: 20 } : options),
+    () => po.fuse(graph, options === undefined ? { budgetMs: 20 } : options),
   ];
   for (const call of calls) {
     try {
@@ -79,15 +79,15 @@ test('hostile JS values throw only coded errors', () => {
     new Proxy({}, { get() { throw new Error('proxy'); }, ownKeys() { throw new Error('proxy'); } }),
   ];
   const orders = [undefined, null, 1, 'x', [null], [1n], cyclic, { order: 'x' }, { order: [1] }, [[]], throwingGetter];
-  const options = [undefined, null, 1, 'x', [], { method: 1 }, { budget_ms: Infinity }, { max_states: 2 ** 64 },
-    { max_states: -1 }, { max_memory_mb: -1 }, { max_memory_mb: 1.5 }, { max_memory_mb: 'x' }, { budget_ms: 1n }, cyclic, throwingGetter, { method: 'x'.repeat(100000) },
+  const options = [undefined, null, 1, 'x', [], { method: 1 }, { budgetMs: Infinity }, { maxStates: 2 ** 64 },
+    { maxStates: -1 }, { maxMemoryMb: -1 }, { maxMemoryMb: 1.5 }, { maxMemoryMb: 'x' }, { budgetMs: 1n }, cyclic, throwingGetter, { method: 'x'.repeat(100000) },
     // Memory limits (plan only; compare refuses them): every malformed or extreme value.
-    { memory_limit_bytes: -1 }, { memory_limit_bytes: NaN }, { memory_limit_bytes: 1.5 }, { memory_limit_bytes: 2 ** 64 },
-    { memory_limit_bytes: 0 }, { memory_limit_bytes: 1 }, { memory_limit_bytes: '18446744073709551615' },
-    { memory_limit_bytes: '18446744073709551616' }, { memory_limit_bytes: '1e400' }, { memory_limit_bytes: '∞ MiB' },
-    { memory_limit_bytes: 'x'.repeat(100000) }, { memory_limit_bytes: 10n }, { memory_limit_bytes: [1] },
-    { memory_limit_bytes: '3MiB', recompute_method: 'revolve' }, { memory_limit_bytes: '3MiB', recompute_method: null },
-    { memory_limit_bytes: 3 * 2 ** 20, recompute_method: 'exact', budget_ms: 0 }, { recompute_method: 'evict' }];
+    { memoryLimitBytes: -1 }, { memoryLimitBytes: NaN }, { memoryLimitBytes: 1.5 }, { memoryLimitBytes: 2 ** 64 },
+    { memoryLimitBytes: 0 }, { memoryLimitBytes: 1 }, { memoryLimitBytes: '18446744073709551615' },
+    { memoryLimitBytes: '18446744073709551616' }, { memoryLimitBytes: '1e400' }, { memoryLimitBytes: '∞ MiB' },
+    { memoryLimitBytes: 'x'.repeat(100000) }, { memoryLimitBytes: 10n }, { memoryLimitBytes: [1] },
+    { memoryLimitBytes: '3MiB', recomputeMethod: 'revolve' }, { memoryLimitBytes: '3MiB', recomputeMethod: null },
+    { memoryLimitBytes: 3 * 2 ** 20, recomputeMethod: 'exact', budgetMs: 0 }, { recomputeMethod: 'evict' }];
   for (const v of values) {
     for (const o of orders) poke(v, o, undefined);
     stillWorks();
@@ -135,7 +135,7 @@ test('random mutations of valid graphs throw only coded errors', () => {
     // A schedule: some op again, anywhere.
     if (r() < 0.3 && order.length) order.splice(int(order.length + 1), 0, pick(order));
     // Now and then a memory limit somewhere around the graph's memory (short: this runs often).
-    const limited = r() < 0.15 ? { memory_limit_bytes: pick([0, 1, 1 << 20, 3 << 20, 2 ** 40, '2.5MiB']), budget_ms: 5 } : null;
+    const limited = r() < 0.15 ? { memoryLimitBytes: pick([0, 1, 1 << 20, 3 << 20, 2 ** 40, '2.5MiB']), budgetMs: 5 } : null;
     poke(g, order, limited || (r() < 0.5 ? { method: pick(['program', 'greedy']) } : undefined));
     if (round % 100 === 0) stillWorks();
   }
@@ -164,8 +164,8 @@ test('byte counts above 2^53 are refused as too_large or handled exactly, never 
 });
 
 test('max_memory_mb caps the exact search and is checked', () => {
-  const p = po.plan(seedGraph(), { method: 'exact', max_memory_mb: 0 });
+  const p = po.plan(seedGraph(), { method: 'exact', maxMemoryMb: 0 });
   assert.equal(p.peak_bytes, SEED_PEAK, 'a zero cap stops the search at once; the incumbent stays');
-  assert.throws(() => po.plan(seedGraph(), { max_memory_mb: -1 }), (e) => e.code === 'invalid_argument');
+  assert.throws(() => po.plan(seedGraph(), { maxMemoryMb: -1 }), (e) => e.code === 'invalid_argument');
   stillWorks();
 });

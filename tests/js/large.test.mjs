@@ -36,7 +36,7 @@ function inTree(leaves) {
 /** Plans with `auto` (Liu on both graphs: optimal), re-checks with `simulate`, times both. */
 function planAndCheck(t, text, nOps) {
   let start = performance.now();
-  const p = po.plan(text, { budget_ms: 50, max_states: 10000 });
+  const p = po.plan(text, { budgetMs: 50, maxStates: 10000 });
   const planMs = performance.now() - start;
   assert.equal(p.order.length, nOps);
   assert.ok(p.optimal, 'auto (Liu) is optimal on an in-forest');

@@ -84,7 +84,7 @@ test('the same layout as the native CLI for a given order', { skip: !haveCli && 
 
 test('MiniMalloc CSV text: a challenging instance within its capacity', () => {
   const text = readFileSync(join(ROOT, 'tests', 'minimalloc', 'K.1048576.csv'), 'utf8');
-  const l = po.layout(text, { capacity: 1048576, budget_ms: 60000 });
+  const l = po.layout(text, { capacity: 1048576, budgetMs: 60000 });
   assert.equal(l.within_capacity, true);
   assert.ok(l.arena_bytes <= 1048576);
   assert.equal(l.buffers.length, 454);
@@ -105,7 +105,7 @@ test('coded errors: bad CSV lines, options, graphs', () => {
   assertThrowsCode(() => po.layout(seedGraph(), { order: ['nope'] }), 'unknown_op');
   assertThrowsCode(() => po.layout('id,lower,upper,size\na,0,1,1\n', { order: [] }), 'invalid_argument');
   // slack and plan_method act on a planned order: refused with a given order or a CSV.
-  for (const opt of [{ slack: 0.05 }, { plan_method: 'greedy' }]) {
+  for (const opt of [{ slack: 0.05 }, { planMethod: 'greedy' }]) {
     assertThrowsCode(() => po.layout(seedGraph(), { order: ['nope'], ...opt }), 'invalid_argument', 'planned order');
     assertThrowsCode(() => po.layout('id,lower,upper,size\na,0,1,1\n', opt), 'invalid_argument', 'CSV');
   }

@@ -78,7 +78,7 @@ test('without a limit the plan has none of the limit fields', () => {
 test('a limit the best order meets: the order, nothing recomputed', () => {
   const g = keepOrRedo();
   for (const limit of [221, 1000, 2 ** 40]) {
-    const p = po.plan(g, { memory_limit_bytes: limit });
+    const p = po.plan(g, { memoryLimitBytes: limit });
     assertLimitedPlan(g, p, limit);
     assert.equal(p.recompute_method, 'order');
     assert.equal(p.proof, 'order');
@@ -92,7 +92,7 @@ test('a limit the best order meets: the order, nothing recomputed', () => {
 test('a limit below every order: a schedule within it that runs A again', () => {
   const g = keepOrRedo({ A: 5 });
   for (const limit of [121, 150, 220]) {
-    const p = po.plan(g, { memory_limit_bytes: limit, budget_ms: 1e9, max_states: 200000 });
+    const p = po.plan(g, { memoryLimitBytes: limit, budgetMs: 1e9, maxStates: 200000 });
     assertLimitedPlan(g, p, limit);
     // Only one thing helps: A again before D (5 per run); on 4 ops the exact search proves it.
     assert.deepEqual(p.runs, { A: 2 });
@@ -112,39 +112,39 @@ test('a training chain: Revolve\'s optimum, proven, the cost falling as the limi
   delete g.limit;
   let last = Infinity;
   for (let s = 1; s <= n; s++) {
-    const p = po.plan(g, { memory_limit_bytes: limit(s) });
+    const p = po.plan(g, { memoryLimitBytes: limit(s) });
     assertLimitedPlan(g, p, limit(s));
     assert.equal(p.optimal, true, `${s} slots`);
     assert.ok(p.added_cost <= last, `${s} slots: ${p.added_cost} after ${last}`);
     if (p.added_cost > 0) {
       assert.equal(p.recompute_method, 'revolve', `${s} slots`);
-      assert.deepEqual(po.plan(g, { memory_limit_bytes: limit(s), recompute_method: 'revolve' }).order, p.order);
+      assert.deepEqual(po.plan(g, { memoryLimitBytes: limit(s), recomputeMethod: 'revolve' }).order, p.order);
     }
     last = p.added_cost;
   }
   assert.equal(last, 0, 'n slots need no recomputation');
-  assert.ok(po.plan(g, { memory_limit_bytes: limit(1) }).added_cost > 0, 'one slot recomputes');
+  assert.ok(po.plan(g, { memoryLimitBytes: limit(1) }).added_cost > 0, 'one slot recomputes');
   // Below one slot no schedule fits.
-  assertThrowsCode(() => po.plan(g, { memory_limit_bytes: limit(1) - 1 }), 'infeasible');
+  assertThrowsCode(() => po.plan(g, { memoryLimitBytes: limit(1) - 1 }), 'infeasible');
   // Revolve refuses a graph that is not a training chain.
-  assertThrowsCode(() => po.plan(keepOrRedo(), { memory_limit_bytes: 150, recompute_method: 'revolve' }), 'not_applicable');
+  assertThrowsCode(() => po.plan(keepOrRedo(), { memoryLimitBytes: 150, recomputeMethod: 'revolve' }), 'not_applicable');
 });
 
 test('memory_limit_bytes: a number or text with a unit, the same limit', () => {
   const g = seedGraph(2);
-  const a = po.plan(g, { memory_limit_bytes: 64 * MiB });
-  const b = po.plan(g, { memory_limit_bytes: '64MiB' });
-  const c = po.plan(g, { memory_limit_bytes: ' 64 MiB ' });
-  const d = po.plan(g, { memory_limit_bytes: String(64 * MiB) });
+  const a = po.plan(g, { memoryLimitBytes: 64 * MiB });
+  const b = po.plan(g, { memoryLimitBytes: '64MiB' });
+  const c = po.plan(g, { memoryLimitBytes: ' 64 MiB ' });
+  const d = po.plan(g, { memoryLimitBytes: String(64 * MiB) });
   for (const p of [a, b, c, d]) {
     assertLimitedPlan(g, p, 64 * MiB);
     assert.deepEqual(p.order, a.order);
   }
-  assert.equal(po.plan(g, { memory_limit_bytes: '0.5GiB' }).memory_limit_bytes, 512 * MiB);
-  assert.equal(po.plan(g, { memory_limit_bytes: '1GB' }).memory_limit_bytes, 1e9);
+  assert.equal(po.plan(g, { memoryLimitBytes: '0.5GiB' }).memory_limit_bytes, 512 * MiB);
+  assert.equal(po.plan(g, { memoryLimitBytes: '1GB' }).memory_limit_bytes, 1e9);
   // The seed's order peak, and the order it plans without a limit.
   const free = po.plan(g);
-  const at = po.plan(g, { memory_limit_bytes: free.peak_bytes });
+  const at = po.plan(g, { memoryLimitBytes: free.peak_bytes });
   assert.deepEqual(at.order, free.order);
   assert.equal(at.recompute_method, 'order');
 });
@@ -152,26 +152,26 @@ test('memory_limit_bytes: a number or text with a unit, the same limit', () => {
 test('a malformed limit is bad_limit naming the value', () => {
   const g = keepOrRedo();
   for (const bad of ['12 parsecs', '', 'MiB', '-1MiB', '1.2.3', 'nan', '1e3', '99999999999999999999']) {
-    const e = assertThrowsCode(() => po.plan(g, { memory_limit_bytes: bad }), 'bad_limit', JSON.stringify(bad));
+    const e = assertThrowsCode(() => po.plan(g, { memoryLimitBytes: bad }), 'bad_limit', JSON.stringify(bad));
     assert.equal(e.value, bad);
   }
   for (const [bad, shown] of [[-1, '-1'], [1.5, '1.5'], [true, 'true'], [[], '[]'], [{}, '{}'], [2 ** 64, '1.8446744073709552e+19']]) {
-    const e = assertThrowsCode(() => po.plan(g, { memory_limit_bytes: bad }), 'bad_limit', shown);
+    const e = assertThrowsCode(() => po.plan(g, { memoryLimitBytes: bad }), 'bad_limit', shown);
     assert.equal(e.value, shown);
   }
   // JSON has no NaN or Infinity: the package sees null, and says what that may have been.
   for (const bad of [NaN, Infinity, -Infinity, null]) {
-    assertThrowsCode(() => po.plan(g, { memory_limit_bytes: bad }), 'bad_limit', 'NaN');
+    assertThrowsCode(() => po.plan(g, { memoryLimitBytes: bad }), 'bad_limit', 'NaN');
   }
   // A limit that holds but does not fit a JS number exactly makes a plan that cannot be returned.
-  assertThrowsCode(() => po.plan(g, { memory_limit_bytes: '18446744073709551615' }), 'too_large');
+  assertThrowsCode(() => po.plan(g, { memoryLimitBytes: '18446744073709551615' }), 'too_large');
   assert.equal(po.plan(g).peak_bytes, 221, 'the module still works');
 });
 
 test('a limit below the least limit is infeasible, with its numbers and the op on the error', () => {
   const g = keepOrRedo();
   for (const limit of [120, 50, 0, '100B']) {
-    const e = assertThrowsCode(() => po.plan(g, { memory_limit_bytes: limit }), 'infeasible', '"C"');
+    const e = assertThrowsCode(() => po.plan(g, { memoryLimitBytes: limit }), 'infeasible', '"C"');
     assert.equal(e.limit_bytes, typeof limit === 'string' ? 100 : limit);
     assert.equal(e.least_limit_bytes, 121);
     assert.equal(e.least_limit_lower_bound_bytes, 121);
@@ -184,20 +184,20 @@ test('a limit below the least limit is infeasible, with its numbers and the op o
 test('recompute_method: each of the core, only with a limit, names checked', () => {
   const g = keepOrRedo();
   for (const m of ['auto', 'exact', 'revolve', 'evict']) {
-    const p = po.plan(g, { memory_limit_bytes: 1000, recompute_method: m });
+    const p = po.plan(g, { memoryLimitBytes: 1000, recomputeMethod: m });
     assert.equal(p.recompute_method, 'order', 'an order that fits comes first');
     // Below the orders the method itself answers: a schedule, or why not.
     try {
-      assertLimitedPlan(g, po.plan(g, { memory_limit_bytes: 150, recompute_method: m }), 150);
+      assertLimitedPlan(g, po.plan(g, { memoryLimitBytes: 150, recomputeMethod: m }), 150);
     } catch (e) {
       assert.ok(['infeasible', 'not_applicable'].includes(e.code), `${m}: ${e.code} ${e.message}`);
     }
   }
-  assertThrowsCode(() => po.plan(g, { memory_limit_bytes: 150, recompute_method: 'magic' }), 'unknown_method', 'magic');
-  assertThrowsCode(() => po.plan(g, { memory_limit_bytes: 150, recompute_method: 1 }), 'invalid_argument', 'recompute_method');
-  assertThrowsCode(() => po.plan(g, { recompute_method: 'evict' }), 'invalid_argument', 'memory_limit_bytes');
+  assertThrowsCode(() => po.plan(g, { memoryLimitBytes: 150, recomputeMethod: 'magic' }), 'unknown_method', 'magic');
+  assertThrowsCode(() => po.plan(g, { memoryLimitBytes: 150, recomputeMethod: 1 }), 'invalid_argument', 'recomputeMethod');
+  assertThrowsCode(() => po.plan(g, { recomputeMethod: 'evict' }), 'invalid_argument', 'memoryLimitBytes');
   // compare plans orders only.
-  assertThrowsCode(() => po.compare(g, { memory_limit_bytes: 150 }), 'invalid_argument', 'memory_limit_bytes');
+  assertThrowsCode(() => po.compare(g, { memoryLimitBytes: 150 }), 'invalid_argument', 'memoryLimitBytes');
 });
 
 test('bad costs and recompute flags are coded errors naming the op', () => {
@@ -218,7 +218,7 @@ test('bad costs and recompute flags are coded errors naming the op', () => {
   ];
   for (const [extra, code] of cases) {
     const g = withOp(extra);
-    for (const f of [() => po.validate(g), () => po.plan(g), () => po.plan(g, { memory_limit_bytes: 150 }), () => po.simulate(g, ['A', 'B', 'C', 'D'])]) {
+    for (const f of [() => po.validate(g), () => po.plan(g), () => po.plan(g, { memoryLimitBytes: 150 }), () => po.simulate(g, ['A', 'B', 'C', 'D'])]) {
       const e = assertThrowsCode(f, code, '"B"');
       if (code === 'invalid_op') {
         assert.equal(e.op, 'B');
@@ -238,9 +238,9 @@ test('recompute: false ops are never run again by a plan', () => {
   const g = keepOrRedo();
   g.ops[0].recompute = false;
   // Without A again, the least limit is the order's 221: below it nothing fits.
-  const e = assertThrowsCode(() => po.plan(g, { memory_limit_bytes: 150 }), 'infeasible');
+  const e = assertThrowsCode(() => po.plan(g, { memoryLimitBytes: 150 }), 'infeasible');
   assert.ok(e.least_limit_bytes > 150);
-  const p = po.plan(g, { memory_limit_bytes: 221 });
+  const p = po.plan(g, { memoryLimitBytes: 221 });
   assertLimitedPlan(g, p, 221);
   assertThrowsCode(() => po.simulate(g, ['A', 'B', 'C', 'A', 'D']), 'not_recomputable', '"A"');
 });
@@ -262,7 +262,7 @@ test('simulate: a schedule with repeats, exactly as docs/design.md §1 frees it'
   assert.deepEqual([...wasted.during.slice(0, 2)], [101, 101]);
   assert.equal(wasted.steps[0].after_bytes, 1);
   // Plans are schedules: a limited plan's order simulates as given (JSON text and objects too).
-  const p = po.plan(g, { memory_limit_bytes: 1000 });
+  const p = po.plan(g, { memoryLimitBytes: 1000 });
   assert.equal(po.simulate(JSON.stringify(g), JSON.stringify(p)).peak_bytes, p.peak_bytes);
 });
 
@@ -315,7 +315,7 @@ test('plans with a limit are the CLI\'s', { skip: cliLimits ? false : `${CLI} ha
   for (const limit of ['121', '150', '221', '64KiB']) {
     const args = ['plan', '-', '--json', '--memory-limit', limit, '--budget-ms', '1000000000', '--max-states', '200000'];
     const native = cliJson(args, text);
-    const wasm = po.plan(text, { memory_limit_bytes: limit, budget_ms: 1e9, max_states: 200000 });
+    const wasm = po.plan(text, { memoryLimitBytes: limit, budgetMs: 1e9, maxStates: 200000 });
     assert.deepEqual(withoutTime(wasm), withoutTime(native), limit);
   }
 });

@@ -108,3 +108,21 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+// ONNX (issue #31): importOnnx gives a Graph (or its text), reorderOnnx the model's bytes.
+import { importOnnx, reorderOnnx, initOnnx, type ImportOnnxOptions, type OnnxErrorCode } from 'peakorder';
+async function onnxUser(bytes: Uint8Array): Promise<void> {
+  await initOnnx();
+  const o: ImportOnnxOptions = { assumeDims: { batch: 8 }, name: 'model.onnx' };
+  const g: Graph = importOnnx(bytes, o);
+  const text: string = importOnnx(bytes, { format: 'text' });
+  const planned: Uint8Array = reorderOnnx(bytes, plan(g));
+  const again: Uint8Array = reorderOnnx(planned, g.ops.map((op) => op.id));
+  const code: OnnxErrorCode = 'not_topological';
+  // @ts-expect-error snake_case is not an option name
+  importOnnx(bytes, { assume_dims: { batch: 8 } });
+  // @ts-expect-error an order is op ids
+  reorderOnnx(bytes, [1, 2]);
+  void text; void again; void code;
+}
+void onnxUser;

@@ -278,8 +278,83 @@ fn options_map(options: &JsValue) -> JsResult<Option<serde_json::Map<String, ser
     }
     let text = json_text(options, "the options", codes::INVALID_ARGUMENT)?;
     match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(serde_json::Value::Object(map)) => Ok(Some(map)),
+        Ok(serde_json::Value::Object(map)) => canonical_keys(map).map(Some),
         _ => Err(not_object()),
+    }
+}
+
+/// The JS API's option names are camelCase (docs/wasm.md "Names"); the readers below match the
+/// core's snake_case names, so camelCase keys are renamed here. The old snake_case names keep
+/// working for one release, with one console warning per name; one option given in both
+/// spellings is refused. Other keys pass through (the reader refuses them by name).
+const CAMEL: [(&str, &str); 7] = [
+    ("budgetMs", "budget_ms"),
+    ("maxStates", "max_states"),
+    ("maxMemoryMb", "max_memory_mb"),
+    ("memoryLimitBytes", "memory_limit_bytes"),
+    ("recomputeMethod", "recompute_method"),
+    ("peakLimit", "peak_limit"),
+    ("planMethod", "plan_method"),
+];
+
+/// The camelCase name of a snake_case option (itself for the others): messages use these.
+fn camel(key: &str) -> &str {
+    CAMEL
+        .iter()
+        .find(|(_, s)| *s == key)
+        .map_or(key, |(c, _)| c)
+}
+
+fn canonical_keys(
+    map: serde_json::Map<String, serde_json::Value>,
+) -> JsResult<serde_json::Map<String, serde_json::Value>> {
+    let mut out = serde_json::Map::new();
+    for (key, value) in map {
+        let snake = match CAMEL.iter().find(|(c, s)| *c == key || *s == key) {
+            Some(&(c, s)) => {
+                if key == s {
+                    deprecated(s, c);
+                }
+                s.to_string()
+            }
+            None => key,
+        };
+        if out.insert(snake.clone(), value).is_some() {
+            return Err(JsErr::invalid(format!(
+                "options: {} is given twice (as {} and {snake})",
+                camel(&snake),
+                camel(&snake)
+            )));
+        }
+    }
+    Ok(out)
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn console_warn(message: &str);
+}
+
+thread_local! {
+    static WARNED: std::cell::RefCell<Vec<&'static str>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Warns once per module instance that `old` is deprecated in favour of `new`.
+fn deprecated(old: &'static str, new: &'static str) {
+    let first = WARNED.with(|w| {
+        let mut w = w.borrow_mut();
+        let first = !w.contains(&old);
+        if first {
+            w.push(old);
+        }
+        first
+    });
+    if first && cfg!(target_arch = "wasm32") {
+        console_warn(&format!(
+            "peakorder: option {old} is deprecated, use {new} (snake_case options are removed in \
+             the next release)"
+        ));
     }
 }
 
@@ -287,7 +362,7 @@ fn budget_ms_option(value: &serde_json::Value) -> JsResult<f64> {
     match value.as_f64() {
         Some(b) if b >= 0.0 => Ok(b),
         _ => Err(JsErr::invalid(
-            "options: budget_ms must be a finite number >= 0",
+            "options: budgetMs must be a finite number >= 0",
         )),
     }
 }
@@ -295,7 +370,8 @@ fn budget_ms_option(value: &serde_json::Value) -> JsResult<f64> {
 fn whole_option(key: &str, value: &serde_json::Value) -> JsResult<u64> {
     value.as_u64().ok_or_else(|| {
         JsErr::invalid(format!(
-            "options: {key} must be a whole number >= 0 below 2^64"
+            "options: {} must be a whole number >= 0 below 2^64",
+            camel(key)
         ))
     })
 }
@@ -303,7 +379,7 @@ fn whole_option(key: &str, value: &serde_json::Value) -> JsResult<u64> {
 fn unknown_option(key: &str, known: &str) -> JsErr {
     JsErr::invalid(format!(
         "options: unknown option {}: expected one of {known}",
-        peakorder::error::show_id(key)
+        peakorder::error::show_id(camel(key))
     ))
 }
 
@@ -340,9 +416,9 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
         return Ok(opts);
     };
     let known = if allow_method {
-        "method, budget_ms, max_states, max_memory_mb, memory_limit_bytes, recompute_method"
+        "method, budgetMs, maxStates, maxMemoryMb, memoryLimitBytes, recomputeMethod"
     } else {
-        "budget_ms, max_states, max_memory_mb"
+        "budgetMs, maxStates, maxMemoryMb"
     };
     let mut recompute_given = false;
     for (key, value) in &map {
@@ -357,7 +433,7 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
             "recompute_method" if allow_method => {
                 let name = value
                     .as_str()
-                    .ok_or_else(|| JsErr::invalid("options: recompute_method must be a string"))?;
+                    .ok_or_else(|| JsErr::invalid("options: recomputeMethod must be a string"))?;
                 opts.recompute_method = name.parse::<RecomputeMethod>()?;
                 recompute_given = true;
             }
@@ -372,7 +448,7 @@ fn read_options(options: &JsValue, allow_method: bool) -> JsResult<PlanOptions> 
     // It chooses how a limit is met: refused, not ignored, without one (as the CLI's flag).
     if recompute_given && opts.memory_limit.is_none() {
         return Err(JsErr::invalid(
-            "options: recompute_method applies with memory_limit_bytes",
+            "options: recomputeMethod applies with memoryLimitBytes",
         ));
     }
     Ok(opts)
@@ -389,7 +465,7 @@ fn read_fuse_options(options: &JsValue) -> JsResult<FuseOptions> {
             "peak_limit" => opts.peak_limit = Some(whole_option(key, value)?),
             "budget_ms" => opts.budget_ms = Some(budget_ms_option(value)?),
             "max_states" => opts.max_states = whole_option(key, value)?,
-            _ => return Err(unknown_option(key, "peak_limit, budget_ms, max_states")),
+            _ => return Err(unknown_option(key, "peakLimit, budgetMs, maxStates")),
         }
     }
     Ok(opts)
@@ -659,14 +735,14 @@ fn read_layout_options(options: &JsValue) -> JsResult<LayoutArgs> {
     let Some(map) = options_map(options)? else {
         return Ok(a);
     };
-    const KNOWN: &str = "order, method, plan_method, align, budget_ms, max_states, capacity, slack";
+    const KNOWN: &str = "order, method, planMethod, align, budgetMs, maxStates, capacity, slack";
     for (key, value) in map {
         match key.as_str() {
             "order" => a.order = Some(value),
             "method" | "plan_method" => {
-                let name = value
-                    .as_str()
-                    .ok_or_else(|| JsErr::invalid(format!("options: {key} must be a string")))?;
+                let name = value.as_str().ok_or_else(|| {
+                    JsErr::invalid(format!("options: {} must be a string", camel(&key)))
+                })?;
                 if key == "method" {
                     a.opts.method = name.parse()?;
                 } else {
@@ -719,7 +795,7 @@ pub fn layout(
             }
             if a.planning {
                 return Err(JsErr::invalid(
-                    "options: slack and plan_method apply to graphs; a CSV's lifetimes are fixed",
+                    "options: slack and planMethod apply to graphs; a CSV's lifetimes are fixed",
                 ));
             }
             let iv = peakorder::layout::csv::parse(&text)?;
@@ -729,7 +805,7 @@ pub fn layout(
         let g = read_graph(input)?;
         if a.order.is_some() && a.planning {
             return Err(JsErr::invalid(
-                "options: slack and plan_method apply to a planned order; order is laid out as given",
+                "options: slack and planMethod apply to a planned order; order is laid out as given",
             ));
         }
         let l = match a.order {

@@ -80,21 +80,37 @@ export interface PlanOptions {
    * "infeasible" (with `limit_bytes`, `least_limit_bytes`, `least_limit_lower_bound_bytes` and,
    * when one forces it, `op`). Without it nothing changes.
    */
-  memory_limit_bytes?: ByteCount;
-  /** How the limit is met. Default "auto". Only with `memory_limit_bytes` (else "invalid_argument"). */
-  recompute_method?: RecomputeMethodName;
+  memoryLimitBytes?: ByteCount;
+  /** How the limit is met. Default "auto". Only with `memoryLimitBytes` (else "invalid_argument"). */
+  recomputeMethod?: RecomputeMethodName;
   /** Time a search may take, in ms, measured with performance.now(). Default 100. */
-  budget_ms?: number;
+  budgetMs?: number;
   /** Most search states a search may expand. Default 2,000,000. */
-  max_states?: number;
+  maxStates?: number;
   /** Most memory the exact search's state table may hold, in MiB. Default 1024. */
+  maxMemoryMb?: number;
+  /** @deprecated since issue #31: use `memoryLimitBytes` (accepted, with a console warning, for one release). */
+  memory_limit_bytes?: ByteCount;
+  /** @deprecated since issue #31: use `recomputeMethod` (accepted, with a console warning, for one release). */
+  recompute_method?: RecomputeMethodName;
+  /** @deprecated since issue #31: use `budgetMs` (accepted, with a console warning, for one release). */
+  budget_ms?: number;
+  /** @deprecated since issue #31: use `maxStates` (accepted, with a console warning, for one release). */
+  max_states?: number;
+  /** @deprecated since issue #31: use `maxMemoryMb` (accepted, with a console warning, for one release). */
   max_memory_mb?: number;
 }
 
 /** Options of `compare` (it runs every method, so there is no `method`). */
 export interface CompareOptions {
+  budgetMs?: number;
+  maxStates?: number;
+  maxMemoryMb?: number;
+  /** @deprecated since issue #31: use `budgetMs` (accepted, with a console warning, for one release). */
   budget_ms?: number;
+  /** @deprecated since issue #31: use `maxStates` (accepted, with a console warning, for one release). */
   max_states?: number;
+  /** @deprecated since issue #31: use `maxMemoryMb` (accepted, with a console warning, for one release). */
   max_memory_mb?: number;
 }
 
@@ -225,10 +241,16 @@ export interface FuseOptions {
    * the unfused graph (fusion never makes memory worse). A limit no fusion meets throws with
    * code "peak_limit".
    */
-  peak_limit?: number;
+  peakLimit?: number;
   /** Time the whole search may take, in ms (performance.now()). Default 2000. */
-  budget_ms?: number;
+  budgetMs?: number;
   /** Most search states the whole search may expand. Default 100,000,000. */
+  maxStates?: number;
+  /** @deprecated since issue #31: use `peakLimit` (accepted, with a console warning, for one release). */
+  peak_limit?: number;
+  /** @deprecated since issue #31: use `budgetMs` (accepted, with a console warning, for one release). */
+  budget_ms?: number;
+  /** @deprecated since issue #31: use `maxStates` (accepted, with a console warning, for one release). */
   max_states?: number;
 }
 
@@ -280,19 +302,25 @@ export interface LayoutOptions {
   /** Default "auto". */
   method?: LayoutMethodName;
   /** The planning method when `order` is not given. Default "auto". */
-  plan_method?: MethodName;
+  planMethod?: MethodName;
   /** Every size and offset is rounded up to a multiple of this. Default 1. */
   align?: number;
   /** Time the whole call may take, in ms (planning takes a tenth of it). Default 1000. */
-  budget_ms?: number;
+  budgetMs?: number;
   /** Most exact-search nodes. */
-  max_states?: number;
+  maxStates?: number;
   /** Stop at the first layout whose arena fits this many bytes. */
   capacity?: number;
   /** When the planned order's arena is above its peak, other orders may have a peak up to this
-   * fraction above it. Default 0. With `order` or a CSV, `slack` and `plan_method` are refused
+   * fraction above it. Default 0. With `order` or a CSV, `slack` and `planMethod` are refused
    * (`invalid_argument`), not ignored. */
   slack?: number;
+  /** @deprecated since issue #31: use `planMethod` (accepted, with a console warning, for one release). */
+  plan_method?: MethodName;
+  /** @deprecated since issue #31: use `budgetMs` (accepted, with a console warning, for one release). */
+  budget_ms?: number;
+  /** @deprecated since issue #31: use `maxStates` (accepted, with a console warning, for one release). */
+  max_states?: number;
 }
 
 /** One buffer of a graph's layout: a rectangle of the arena (offset × step). */

@@ -13,6 +13,7 @@
 //            groups it; `arena`: the wasm `layout()` object of the planned order, docs/layout.md,
 //            drawn by the arena panel, or null with `arenaError` {message, code})
 //   fuse     {graph: string, options: {budget_ms, max_states}} -> {fusion, fusionError, regions}
+//   importOnnx {bytes: Uint8Array, name, wasm: the ONNX module's bytes} -> {text: graph JSON}
 // `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, docs/design.md §4) when
 // asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
 // (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
@@ -24,6 +25,7 @@
 // runs (0 .. ops - 1: the DAG's colours). A schedule has no arena (layouts are of orders).
 
 import init, * as wasm from 'peakorder-wasm-web';
+import { initOnnx, importOnnx } from 'peakorder-wasm-web';
 import { buildModel } from './model.js';
 import { layoutDag } from './layout.js';
 
@@ -36,7 +38,7 @@ const TINY = '{"tensors":[{"id":"x","bytes":1},{"id":"y","bytes":1}],"ops":[{"id
 async function doInit(bytes) {
   await init({ module_or_path: bytes });
   try {
-    methods = wasm.compare(TINY, { budget_ms: 50 }).methods.map((m) => m.method);
+    methods = wasm.compare(TINY, { budgetMs: 50 }).methods.map((m) => m.method);
   } catch {
     methods = ['program', 'greedy'];
   }
@@ -107,7 +109,7 @@ function runsOf(model, order) {
 
 function analyze(text, options, fusion, given) {
   const t0 = performance.now();
-  const plan = given ? givenPlan(text, given) : wasm.plan(text, options);
+  const plan = given ? givenPlan(text, given) : wasm.plan(text, apiOptions(options));
   const t1 = performance.now();
   const graph = JSON.parse(text); // already validated by the core
   const model = buildModel(graph, wasm.storages(text));
@@ -149,7 +151,7 @@ const ARENA_MAX_BUDGET_MS = 1000;
 function staticLayout(text, order, options) {
   const budget = Math.min(Number(options.budget_ms) || ARENA_MAX_BUDGET_MS, ARENA_MAX_BUDGET_MS);
   try {
-    return { arena: wasm.layout(text, { order, budget_ms: budget }), arenaError: null };
+    return { arena: wasm.layout(text, { order, budgetMs: budget }), arenaError: null };
   } catch (e) {
     return { arena: null, arenaError: errorOf(e) };
   }
@@ -159,10 +161,20 @@ function staticLayout(text, order, options) {
 // (the CLI's) so that a short planning budget does not cut it off early.
 const FUSE_MIN_BUDGET_MS = 2000;
 
+/** The view's plan options (its own, snake_case names, synced with the anywidget traits) as the
+ * npm API's camelCase options (docs/wasm.md "Names"). */
+function apiOptions(o) {
+  const names = { budget_ms: 'budgetMs', max_states: 'maxStates', max_memory_mb: 'maxMemoryMb',
+    memory_limit_bytes: 'memoryLimitBytes', recompute_method: 'recomputeMethod' };
+  const out = {};
+  for (const [k, v] of Object.entries(o || {})) out[names[k] || k] = v;
+  return out;
+}
+
 /** Memory-aware fusion and the Thunder-style baseline. */
 function fuse(text, options) {
-  const fuseOptions = { budget_ms: Math.max(Number(options.budget_ms) || 0, FUSE_MIN_BUDGET_MS) };
-  if (options.max_states !== undefined) fuseOptions.max_states = options.max_states;
+  const fuseOptions = { budgetMs: Math.max(Number(options.budget_ms) || 0, FUSE_MIN_BUDGET_MS) };
+  if (options.max_states !== undefined) fuseOptions.maxStates = options.max_states;
   try {
     const fusion = wasm.fuse(text, fuseOptions);
     return { fusion, fusionError: null, regions: fusion.regions };
@@ -182,9 +194,23 @@ function errorOf(e) {
   return { message: e && e.message ? e.message : String(e), code: (e && e.code) || 'error' };
 }
 
+let onnxReady = null;
+
+/** An ONNX model's graph JSON text (the CLI's bytes), imported here in the worker: the ONNX
+ * module (its own wasm, msg.wasm) is instantiated on the first model. */
+async function onnxText(msg) {
+  onnxReady = onnxReady || initOnnx({ module_or_path: msg.wasm }).catch((e) => {
+    onnxReady = null;
+    throw e;
+  });
+  await onnxReady;
+  return { text: importOnnx(msg.bytes, { format: 'text', name: msg.name }) };
+}
+
 /** Handles one request; resolves to [reply, transfer list]. */
 export async function handle(msg) {
   try {
+    if (msg.type === 'importOnnx') return [{ id: msg.id, ok: true, result: await onnxText(msg) }, []];
     if (msg.type === 'init') {
       ready = ready || doInit(msg.wasm);
       return [{ id: msg.id, ok: true, result: await ready }, []];

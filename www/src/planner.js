@@ -6,6 +6,7 @@ import workerSource from 'virtual:worker-source';
 import wasmBase64 from 'virtual:wasm-base64';
 
 let shared = null;
+let onnxWasm = null; // the ONNX module's bytes, fetched once (a promise)
 
 function wasmBytes() {
   if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(wasmBase64);
@@ -68,13 +69,14 @@ class Planner {
     for (const [id] of this.pending) this.settle({ id, ok: false, error: { message, code: 'worker' } });
   }
 
-  request(msg) {
+  request(msg, transfer = []) {
     const id = this.next++;
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
     const full = { ...msg, id };
     if (this.worker) {
-      this.sent.set(id, full);
-      this.worker.postMessage(full);
+      // Transferred buffers cannot be replayed in-page, so such requests are not kept for it.
+      if (!transfer.length) this.sent.set(id, full);
+      this.worker.postMessage(full, transfer);
     } else {
       this.runInPage(full);
     }
@@ -84,6 +86,29 @@ class Planner {
   async analyze(graphText, options, fusion = false, given = null) {
     await this.ready;
     return this.request({ type: 'analyze', graph: graphText, options, fusion, given });
+  }
+
+  /** An ONNX model's graph JSON text, imported in the worker (its bytes are transferred). */
+  async importOnnx(bytes, name) {
+    if (!onnxWasm) {
+      // The ONNX module is a file next to the bundle (www/dist/peakorder_onnx_bg.wasm), fetched
+      // on the first model only: pages that never open one never load it. A classic-script
+      // build (the inlined report) has no URL to fetch it from.
+      const base = typeof import.meta !== 'undefined' ? import.meta.url : undefined;
+      if (!base) {
+        throw Object.assign(new Error('ONNX import is not available in this build of the view; import the model with `peakorder import onnx`'), { code: 'onnx_unavailable' });
+      }
+      onnxWasm = fetch(new URL('peakorder_onnx_bg.wasm', base)).then((r) => {
+        if (!r.ok) throw Object.assign(new Error(`cannot load the ONNX module: HTTP ${r.status}`), { code: 'onnx_unavailable' });
+        return r.arrayBuffer();
+      }).catch((e) => {
+        onnxWasm = null;
+        throw e;
+      });
+    }
+    const wasm = new Uint8Array(await onnxWasm);
+    await this.ready;
+    return this.request({ type: 'importOnnx', bytes, name, wasm }, [bytes.buffer]);
   }
 
   async fuse(graphText, options) {

@@ -46,6 +46,9 @@ const DEFAULTS = {
   method: null, budget_ms: 1000, controls: false, chartHeight: 280, fuse: false,
   memory_limit_bytes: null, recompute_method: null, plan: null,
 };
+// The largest ONNX file the page imports: the model's bytes, their copy in wasm memory, the graph
+// JSON and the plan all live in one wasm32 heap (4 GiB at most).
+const MAX_ONNX_BYTES = 1024 * 1024 * 1024;
 // Nodes the grouped DAG shows at first (the groups around the peak open, the rest closed).
 const GROUP_BUDGET = 60;
 
@@ -236,7 +239,7 @@ class View {
       const ex = EXAMPLES.find((e) => e.key === this.exampleSel.value);
       if (ex) this.load(JSON.stringify(ex.graph()), ex.label).catch(() => {});
     });
-    this.fileInput = h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'data-testid': 'file' });
+    this.fileInput = h('input', { type: 'file', accept: '.json,.onnx,application/json', hidden: true, 'data-testid': 'file' });
     this.fileInput.addEventListener('change', () => {
       const f = this.fileInput.files[0];
       if (f) this.loadFile(f);
@@ -280,7 +283,7 @@ class View {
       replan,
       this.fuseBtn,
       this.fileInput,
-      h('span', { class: 'po-hint' }, 'or drop a .json file anywhere'));
+      h('span', { class: 'po-hint' }, 'or drop a .json or .onnx file anywhere'));
     // Drag and drop anywhere on the page.
     const over = (ev) => { ev.preventDefault(); this.root.classList.add('po-dropping'); };
     const leave = (ev) => { if (!ev.relatedTarget) this.root.classList.remove('po-dropping'); };
@@ -366,7 +369,52 @@ class View {
   }
 
   loadFile(file) {
+    if (/\.onnx$/i.test(file.name)) {
+      this.loadOnnx(file).catch(() => {});
+      return;
+    }
     file.text().then((t) => this.load(t, file.name)).catch(() => {});
+  }
+
+  /** An ONNX model: read (with progress on large files), imported and planned in the worker. */
+  async loadOnnx(file) {
+    const seq = ++this.seq;
+    const name = file.name;
+    const fail = (msg) => {
+      this.root.dataset.state = 'error';
+      this.setStatus(msg, 'error');
+    };
+    if (file.size > MAX_ONNX_BYTES) {
+      fail(`${name} is ${formatBytes(file.size)}: too large to import in this tab (at most ${formatBytes(MAX_ONNX_BYTES)}, ` +
+        'as the model, its graph and the planner share one 4 GiB WebAssembly memory). Import it with ' +
+        `the command line, \`peakorder import onnx ${name} -o graph.json\`, and open the graph JSON here.`);
+      return null;
+    }
+    this.root.dataset.state = 'importing';
+    try {
+      const bytes = new Uint8Array(file.size);
+      let at = 0;
+      const reader = file.stream().getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes.set(value, at);
+        at += value.length;
+        if (seq !== this.seq) return null;
+        this.setStatus(`Reading ${name}: ${Math.floor((100 * at) / Math.max(file.size, 1))}% of ${formatBytes(file.size)}…`);
+      }
+      this.setStatus(`Importing ${name} (${formatBytes(file.size)}) in the worker…`);
+      const { text } = await planner().importOnnx(bytes, name);
+      if (seq !== this.seq) return null;
+      return await this.load(text, name);
+    } catch (e) {
+      if (seq !== this.seq) return null;
+      const big = e instanceof RangeError || /memory|allocation/i.test(String(e && e.message));
+      fail(big
+        ? `${name}: too large to import in this tab (${e.message}); import it with \`peakorder import onnx\` and open the graph JSON`
+        : `Cannot import ${name}: ${e.message}${e.code ? ` [${e.code}]` : ''}`);
+      return null;
+    }
   }
 
   async idle() {

@@ -5,10 +5,49 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use peakorder::units::format_bytes;
-use peakorder::Graph;
 
 use super::CliError;
 use peakorder_gpu::import::onnx;
+
+/// External data files, read from the model's folder (the importer itself does no I/O). Like
+/// onnx's own loader, a location must stay inside that folder.
+struct Files {
+    dir: PathBuf,
+}
+
+impl onnx::ExternalData for Files {
+    fn read(&self, location: &str, offset: u64, length: Option<u64>) -> Result<Vec<u8>, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let rel = Path::new(location);
+        if location.is_empty()
+            || rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(format!(
+                "location {location:?} is not a file name inside the model's folder"
+            ));
+        }
+        let path = self.dir.join(rel);
+        let err = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        let mut f = std::fs::File::open(&path).map_err(err)?;
+        f.seek(SeekFrom::Start(offset)).map_err(err)?;
+        let mut out = Vec::new();
+        match length {
+            Some(n) => f.take(n).read_to_end(&mut out).map_err(err)?,
+            None => f.read_to_end(&mut out).map_err(err)?,
+        };
+        if length.is_some_and(|n| n != out.len() as u64) {
+            return Err(format!(
+                "{} ends before offset {offset} + length {}",
+                path.display(),
+                length.unwrap_or(0)
+            ));
+        }
+        Ok(out)
+    }
+}
 
 /// Parses `NAME=VALUE` (for clap).
 fn parse_assume_dim(s: &str) -> Result<(String, u64), String> {
@@ -58,20 +97,18 @@ fn run_onnx(model: &Path, out: Option<&PathBuf>, assume: &[(String, u64)]) -> Re
     let bytes = std::fs::read(model)
         .map_err(|e| CliError::Input(format!("cannot read {}: {e}", model.display())))?;
     let at = |m: String| CliError::Input(format!("{}: {m}", model.display()));
+    let files = Files {
+        dir: model.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let opts = onnx::Options {
+        assume_dims,
+        external_data: Some(&files),
+    };
+    let name = model.file_name().map(|n| n.to_string_lossy().into_owned());
     // Every onnx::Error names the node or tensor on one line: bad input, exit 2.
-    let mut spec = onnx::import_bytes(bytes.into(), &onnx::Options { assume_dims })
-        .map_err(|e| at(e.to_string()))?;
-    if let (Some(meta), Some(name)) = (spec.meta.as_mut(), model.file_name()) {
-        meta.insert(
-            "model".into(),
-            serde_json::Value::from(name.to_string_lossy().into_owned()),
-        );
-    }
-    // The core's validation is the contract: never write a graph it would refuse.
-    let g = Graph::from_spec(spec.clone())
-        .map_err(|e| at(format!("the imported graph is invalid: {e}")))?;
-    let text = serde_json::to_string_pretty(&spec)
-        .map_err(|e| CliError::Other(format!("cannot write JSON: {e}")))?;
+    let imported =
+        onnx::import_json(bytes.into(), &opts, name.as_deref()).map_err(|e| at(e.to_string()))?;
+    let (text, g) = (imported.text, imported.graph);
     match out {
         Some(path) if path.as_os_str() != "-" => {
             std::fs::write(path, text + "\n")

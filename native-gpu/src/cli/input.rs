@@ -55,7 +55,7 @@ fn bad_in(path: &Path, m: impl std::fmt::Display) -> CliError {
 }
 
 /// The op ids of an order file.
-fn read_ids(path: &Path) -> Result<Vec<String>, CliError> {
+pub fn read_ids(path: &Path) -> Result<Vec<String>, CliError> {
     let text = read_text(path)?;
     let bad = |m: String| bad_in(path, m);
     let value: serde_json::Value =

@@ -8,6 +8,7 @@ mod clock;
 mod compare;
 mod demo;
 mod error;
+mod export;
 mod fuse;
 mod import;
 mod input;
@@ -49,6 +50,11 @@ enum Command {
         #[command(subcommand)]
         format: ImportFormat,
     },
+    /// Write a plan back into a model: the model with its nodes in the planned order.
+    Export {
+        #[command(subcommand)]
+        format: ExportFormat,
+    },
     /// Fuse GRAPH into as few kernels as possible without raising the planned peak, next to
     /// the Thunder-style baseline that fuses without regard to memory.
     Fuse(fuse::FuseArgs),
@@ -68,6 +74,12 @@ enum ImportFormat {
     Onnx(import::OnnxArgs),
 }
 
+#[derive(Subcommand, Debug)]
+enum ExportFormat {
+    /// An ONNX model: graph.node in the order of --order, every other byte as it was.
+    Onnx(export::OnnxArgs),
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
@@ -78,6 +90,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Import {
             format: ImportFormat::Onnx(a),
         } => import::run(a),
+        Command::Export {
+            format: ExportFormat::Onnx(a),
+        } => export::run(a),
         Command::Fuse(a) => fuse::run(a),
         Command::Report(a) => report::run(a),
         Command::Layout(a) => layout::run(a),

@@ -2,7 +2,7 @@
 //! computations need. Everything here is bounded by the folded tensors' sizes (`FOLD_LIMIT`).
 
 use super::ty::{Dim, Num};
-use crate::import::onnx::dtype::{self, *};
+use crate::dtype::{self, *};
 
 /// Multidirectional (numpy) broadcasting of two shapes; `Err` names the clash.
 pub fn broadcast(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, String> {

@@ -8,12 +8,13 @@ use std::rc::Rc;
 
 use super::decode::Decoded;
 use super::dtype;
-use super::error::{Error, Whose};
+use super::error::{Error, Unread, Whose};
 use super::infer::ty::{Dim, Num, Ty, FOLD_BUDGET, FOLD_LIMIT};
+use super::options::{ExternalData, Options};
 use super::proto::{
     tensor_shape_proto::dimension, type_proto, AttributeProto, NodeProto, TensorProto, TypeProto,
 };
-use super::tensor_data;
+use super::tensor_data::{self, Read};
 
 /// What the file says about a value's type.
 #[derive(Clone, Debug)]
@@ -40,6 +41,8 @@ pub struct Resolved<'a> {
     pub used_assumptions: BTreeSet<String>,
     /// How many more elements folding may hold (`infer::ty::FOLD_BUDGET` less the initializers').
     pub fold_budget: usize,
+    /// Small external initializers whose elements are unknown.
+    pub unread: Vec<Unread>,
 }
 
 impl Resolved<'_> {
@@ -52,7 +55,9 @@ impl Resolved<'_> {
     }
 }
 
-pub fn resolve<'a>(d: &'a Decoded, assume: &BTreeMap<String, u64>) -> Result<Resolved<'a>, Error> {
+pub fn resolve<'a>(d: &'a Decoded, opts: &Options) -> Result<Resolved<'a>, Error> {
+    let assume: &BTreeMap<String, u64> = &opts.assume_dims;
+    let ext: Option<&dyn ExternalData> = opts.external_data;
     let graph = d.graph();
     let ids = &d.op_ids;
     let mut names: Vec<&str> = Vec::new();
@@ -136,6 +141,7 @@ pub fn resolve<'a>(d: &'a Decoded, assume: &BTreeMap<String, u64>) -> Result<Res
         sources: HashMap::new(),
         used_assumptions: BTreeSet::new(),
         fold_budget: FOLD_BUDGET,
+        unread: Vec::new(),
     };
 
     // The file's type information.
@@ -192,9 +198,17 @@ pub fn resolve<'a>(d: &'a Decoded, assume: &BTreeMap<String, u64>) -> Result<Res
     for t in &graph.initializer {
         let name = t.name.as_deref().unwrap_or("");
         let mut ty = tensor_ty(t, name, &Whose::Initializer)?;
-        if let Some(v) = tensor_data::elements(t, FOLD_LIMIT.min(r.fold_budget)) {
-            r.fold_budget -= v.len();
-            ty = ty.with_value(v);
+        match tensor_data::read(t, FOLD_LIMIT.min(r.fold_budget), ext) {
+            Read::Elements(v) => {
+                r.fold_budget -= v.len();
+                ty = ty.with_value(v);
+            }
+            Read::Nothing => {}
+            Read::Unread { location, why } => r.unread.push(Unread {
+                tensor: name.to_string(),
+                location,
+                why,
+            }),
         }
         r.sources.insert(name, ty);
     }

@@ -66,6 +66,7 @@ pub fn build(
                     symbolic: Vec::new(),
                     unknown: 0,
                     blamed: 0,
+                    unread: Vec::new(),
                 });
             }
         };
@@ -167,6 +168,7 @@ pub fn build(
         f.symbolic = symbolic.into_iter().collect();
         f.unknown = unknown;
         f.blamed = blamed;
+        f.unread = r.unread.clone();
         return Err(f.into());
     }
 

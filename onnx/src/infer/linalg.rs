@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::fold;
 use super::node::{invalid, unsupported, Node, Out};
 use super::ty::{Dim, Ty};
-use crate::import::onnx::dtype::INT32;
+use crate::dtype::INT32;
 
 pub fn matmul_shape(n: &Node, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, super::node::Fail> {
     if a.is_empty() || b.is_empty() {

@@ -22,15 +22,45 @@ mod error;
 pub mod infer;
 mod options;
 pub mod proto;
+mod reorder;
 mod resolve;
 mod scope;
 mod subgraph;
 mod tensor_data;
+mod wire;
 
 use peakorder::format::GraphSpec;
+use peakorder::Graph;
 
-pub use error::{Cause, Error, NoShape, Problem, Whose, INFER_SHAPES_CMD};
-pub use options::Options;
+pub use error::{Cause, Error, NoShape, Problem, Unread, Whose, INFER_SHAPES_CMD};
+pub use options::{ExternalData, Options};
+pub use reorder::reorder;
+
+/// An imported model: the graph JSON text, exactly as `peakorder import onnx` writes it (less
+/// the final newline), and the core's validated graph.
+pub struct Imported {
+    pub text: String,
+    pub graph: Graph,
+}
+
+/// Imports and writes the graph JSON: the one function behind the CLI, the wasm module and
+/// Python, so that all three give the same bytes. `model_name` (the file's name, when there is
+/// one) goes into the graph's `meta.model`.
+pub fn import_json(
+    bytes: bytes::Bytes,
+    opts: &Options,
+    model_name: Option<&str>,
+) -> Result<Imported, Error> {
+    let mut spec = import_bytes(bytes, opts)?;
+    if let (Some(meta), Some(name)) = (spec.meta.as_mut(), model_name) {
+        meta.insert("model".into(), serde_json::Value::from(name));
+    }
+    // The core's validation is the contract: never return a graph it would refuse.
+    let text =
+        serde_json::to_string_pretty(&spec).map_err(|e| Error::InvalidGraph(e.to_string()))?;
+    let graph = Graph::from_spec(spec).map_err(|e| Error::InvalidGraph(e.to_string()))?;
+    Ok(Imported { text, graph })
+}
 
 /// Reads an ONNX model and returns the graph.
 pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, Error> {
@@ -40,7 +70,7 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<GraphSpec, Error> {
 /// As `import`, without copying the model: weight data stays in `bytes`, never decoded.
 pub fn import_bytes(bytes: bytes::Bytes, opts: &Options) -> Result<GraphSpec, Error> {
     let decoded = decode::decode(bytes)?;
-    let resolved = resolve::resolve(&decoded, &opts.assume_dims)?;
+    let resolved = resolve::resolve(&decoded, opts)?;
     let inferred = infer::infer(&decoded, &resolved)?;
     build::build(&decoded, &resolved, &inferred, opts)
 }
@@ -50,7 +80,6 @@ mod tests {
     use super::proto::tensor_shape_proto::dimension;
     use super::proto::*;
     use super::*;
-    use peakorder::Graph;
     use prost::Message;
     use serde_json::json;
 

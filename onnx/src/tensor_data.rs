@@ -3,9 +3,64 @@
 
 use super::dtype::*;
 use super::infer::ty::Num;
+use super::options::ExternalData;
 use super::proto::{
     Chunk, TensorProto, DOUBLE_DATA, FLOAT_DATA, INT32_DATA, INT64_DATA, UINT64_DATA,
 };
+
+/// What reading a small initializer gave.
+pub enum Read {
+    Elements(Vec<Num>),
+    /// Too large to fold, or data that does not match its dims.
+    Nothing,
+    /// External data that could not be read: its `location` and why.
+    Unread {
+        location: String,
+        why: String,
+    },
+}
+
+/// The elements of `t` as `elements` reads them, and of a tensor kept in an external file
+/// through `ext` (only when it is small enough to fold: weights are never read).
+pub fn read(t: &TensorProto, limit: usize, ext: Option<&dyn ExternalData>) -> Read {
+    if t.data_location != Some(1) {
+        return elements(t, limit).map_or(Read::Nothing, Read::Elements);
+    }
+    let mut n: usize = 1;
+    for &d in &t.dims {
+        match usize::try_from(d).ok().and_then(|d| n.checked_mul(d)) {
+            Some(m) => n = m,
+            None => return Read::Nothing,
+        }
+    }
+    if n > limit {
+        return Read::Nothing;
+    }
+    let entry = |k: &str| {
+        t.external_data
+            .iter()
+            .find(|e| e.key.as_deref() == Some(k))
+            .and_then(|e| e.value.clone())
+    };
+    let location = entry("location").unwrap_or_default();
+    let number = |k: &str| entry(k).and_then(|v| v.trim().parse::<u64>().ok());
+    let Some(ext) = ext else {
+        return Read::Unread {
+            location,
+            why: "this import reads no files".into(),
+        };
+    };
+    match ext.read(&location, number("offset").unwrap_or(0), number("length")) {
+        Ok(raw) => {
+            let mut inline = t.clone();
+            inline.data_location = None;
+            inline.external_data.clear();
+            inline.raw_data = Some(raw.into());
+            elements(&inline, limit).map_or(Read::Nothing, Read::Elements)
+        }
+        Err(why) => Read::Unread { location, why },
+    }
+}
 
 /// The elements of `t` when it has at most `limit` of them and they are stored in the model (not
 /// in an external file); `None` otherwise, or when the data does not match the dims.

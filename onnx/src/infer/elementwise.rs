@@ -4,7 +4,7 @@
 use super::fold;
 use super::node::{invalid, unknown, Node, Out};
 use super::ty::{small, Num, Ty};
-use crate::import::onnx::dtype::{BOOL, UINT8};
+use crate::dtype::{BOOL, UINT8};
 
 /// The output: input 0's type and shape, with elements folded by `unary` where it knows the op.
 pub fn same(n: &Node) -> Out {
@@ -209,7 +209,7 @@ pub fn dynamic_quantize(n: &Node) -> Out {
             shape: x.shape.clone(),
             value: None,
         },
-        Ty::known(crate::import::onnx::dtype::FLOAT, &[]),
+        Ty::known(crate::dtype::FLOAT, &[]),
         Ty::known(UINT8, &[]),
     ])
 }

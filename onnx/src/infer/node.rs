@@ -2,7 +2,7 @@
 //! the ways a rule can fail.
 
 use super::ty::{Dim, Num, Ty};
-use crate::import::onnx::proto::{AttributeProto, NodeProto, TensorProto};
+use crate::proto::{AttributeProto, NodeProto, TensorProto};
 
 /// Why a rule gives no (complete) answer.
 #[derive(Debug, Clone, PartialEq)]

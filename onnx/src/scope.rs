@@ -59,7 +59,7 @@ fn python_str_list(s: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::onnx::proto::StringStringEntryProto;
+    use crate::proto::StringStringEntryProto;
 
     fn node(name: &str, scopes: Option<&str>) -> NodeProto {
         NodeProto {

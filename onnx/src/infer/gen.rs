@@ -3,8 +3,8 @@
 
 use super::node::{invalid, Fail, Node, Out};
 use super::ty::{count, Dim, Num, Ty, FOLD_LIMIT};
-use crate::import::onnx::dtype::{FLOAT, INT32};
-use crate::import::onnx::tensor_data;
+use crate::dtype::{FLOAT, INT32};
+use crate::tensor_data;
 
 /// A target shape given as a 1-D tensor's elements.
 fn dims_from(n: &Node, i: usize) -> Result<Vec<Dim>, Fail> {

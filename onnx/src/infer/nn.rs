@@ -4,7 +4,7 @@
 
 use super::node::{invalid, unknown, Fail, Node, Out};
 use super::ty::{Dim, Ty};
-use crate::import::onnx::dtype::{FLOAT, INT32, INT64};
+use crate::dtype::{FLOAT, INT32, INT64};
 
 /// Which conv-like op: where its input, weight and output type come from.
 #[derive(Clone, Copy)]

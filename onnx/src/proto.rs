@@ -133,6 +133,8 @@ pub struct TensorProto {
     pub raw_data: Option<Bytes>,
     /// Tag 14: 1 means the data lives in another file (`external_data`).
     pub data_location: Option<i32>,
+    /// Tag 13: where (`location`, `offset`, `length`) when `data_location` is 1.
+    pub external_data: Vec<StringStringEntryProto>,
     /// The typed data fields (`float_data` 4, `int32_data` 5, `int64_data` 7, `double_data` 10,
     /// `uint64_data` 11) in wire order: packed runs stay undecoded bytes.
     pub typed: Vec<(u32, Chunk)>,
@@ -177,6 +179,7 @@ impl prost::Message for TensorProto {
         if let Some(v) = &self.raw_data {
             encoding::bytes::encode(9, v, buf);
         }
+        encoding::message::encode_repeated(13, &self.external_data, buf);
         if let Some(v) = &self.data_location {
             encoding::int32::encode(14, v, buf);
         }
@@ -204,6 +207,7 @@ impl prost::Message for TensorProto {
                 buf,
                 ctx,
             ),
+            13 => encoding::message::merge_repeated(wire_type, &mut self.external_data, buf, ctx),
             14 => encoding::int32::merge(wire_type, self.data_location.get_or_insert(0), buf, ctx),
             FLOAT_DATA | INT32_DATA | INT64_DATA | DOUBLE_DATA | UINT64_DATA => {
                 let chunk = match wire_type {
@@ -257,6 +261,7 @@ impl prost::Message for TensorProto {
         if let Some(v) = &self.raw_data {
             n += encoding::bytes::encoded_len(9, v);
         }
+        n += encoding::message::encoded_len_repeated(13, &self.external_data);
         if let Some(v) = &self.data_location {
             n += encoding::int32::encoded_len(14, v);
         }

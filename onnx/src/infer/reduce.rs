@@ -3,7 +3,7 @@
 use super::fold;
 use super::node::{invalid, Node, Out};
 use super::ty::{Dim, Num, Ty};
-use crate::import::onnx::dtype::INT64;
+use crate::dtype::INT64;
 
 /// `axes` from the input (opset 13 for ReduceSum, 18 for the others) or the attribute;
 /// `keepdims` (default 1); `noop_with_empty_axes` makes "no axes" the identity.

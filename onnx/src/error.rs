@@ -3,6 +3,15 @@
 
 use std::fmt;
 
+/// A small initializer kept in an external file that could not be read (no reader, or the
+/// reader failed): an import that then lacks a size blames it (code `external_data`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unread {
+    pub tensor: String,
+    pub location: String,
+    pub why: String,
+}
+
 /// The command that runs ONNX's own shape inference, printed as the fallback advice.
 pub const INFER_SHAPES_CMD: &str = "python -c \"import onnx, sys; m = onnx.load(sys.argv[1]); \
      onnx.save(onnx.shape_inference.infer_shapes(m, strict_mode=True), sys.argv[2])\" \
@@ -85,6 +94,96 @@ pub enum Error {
     },
     #[error("{0}")]
     NoShape(Box<NoShape>),
+    /// The core refused the graph the import made (a bug of the importer, never expected).
+    #[error("the imported graph is invalid: {0}")]
+    InvalidGraph(String),
+    // Reordering (`reorder`): the order, then the file's layout.
+    #[error("the order names op {op:?}, which is not a node of the model")]
+    UnknownOp { op: String },
+    #[error("the order names op {op:?} twice (a schedule that recomputes cannot be written into a model)")]
+    RepeatedOp { op: String },
+    #[error("the order does not name node {op:?}")]
+    MissingOp { op: String },
+    #[error(
+        "node {node:?} reads tensor {tensor:?} before node {producer:?} produces it in the order"
+    )]
+    NotTopological {
+        node: String,
+        tensor: String,
+        producer: String,
+    },
+    #[error("the model's bytes cannot be reordered in place: {0}")]
+    Layout(String),
+}
+
+impl Error {
+    /// A stable code per kind of error, the same on every surface (CLI, npm, Python); the
+    /// codes the core uses for the same fault (`produced_twice`, `unknown_output`,
+    /// `size_overflow`) are reused.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Decode(_) => "bad_onnx",
+            Error::NoGraph => "no_graph",
+            Error::EmptyGraph => "empty_graph",
+            Error::UnknownDomain { .. } => "unknown_domain",
+            Error::UnnamedInitializer { .. } => "unnamed_initializer",
+            Error::ProducedTwice { .. } => "produced_twice",
+            Error::InitializerProduced { .. } => "initializer_produced",
+            Error::UnknownInput { .. } => "unknown_input",
+            Error::UnknownOutput { .. } => "unknown_output",
+            Error::NotATensor { .. } => "not_a_tensor",
+            Error::ElemType { .. } => "bad_elem_type",
+            Error::NegativeDim { .. } => "negative_dim",
+            Error::TooLarge { .. } => "size_overflow",
+            Error::BadNode { .. } => "invalid_node",
+            Error::Mismatch { .. } => "shape_mismatch",
+            Error::NoShape(n) if n.external().is_some() => "external_data",
+            Error::NoShape(n) if matches!(n.problem, Problem::Symbolic { .. }) => "symbolic_dim",
+            Error::NoShape(_) => "no_shape",
+            Error::InvalidGraph(_) => "invalid_graph",
+            Error::UnknownOp { .. } => "unknown_op",
+            Error::RepeatedOp { .. } => "repeated_op",
+            Error::MissingOp { .. } => "missing_op",
+            Error::NotTopological { .. } => "not_topological",
+            Error::Layout(_) => "bad_onnx",
+        }
+    }
+
+    /// The node the error names, when it names one (by its op id in the graph).
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Error::UnknownDomain { node, .. }
+            | Error::InitializerProduced { node, .. }
+            | Error::UnknownInput { node, .. }
+            | Error::BadNode { node, .. }
+            | Error::Mismatch { node, .. }
+            | Error::NotTopological { node, .. } => Some(node),
+            Error::UnknownOp { op } | Error::RepeatedOp { op } | Error::MissingOp { op } => {
+                Some(op)
+            }
+            Error::ProducedTwice { second, .. } => Some(second),
+            Error::NoShape(n) => n.cause.as_ref().map(|c| c.node.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The tensor the error names, when it names one.
+    pub fn tensor(&self) -> Option<&str> {
+        match self {
+            Error::ProducedTwice { tensor, .. }
+            | Error::InitializerProduced { tensor, .. }
+            | Error::UnknownInput { tensor, .. }
+            | Error::UnknownOutput { tensor }
+            | Error::NotATensor { tensor, .. }
+            | Error::ElemType { tensor, .. }
+            | Error::NegativeDim { tensor, .. }
+            | Error::TooLarge { tensor }
+            | Error::Mismatch { tensor, .. }
+            | Error::NotTopological { tensor, .. } => Some(tensor),
+            Error::NoShape(n) => Some(&n.tensor),
+            _ => None,
+        }
+    }
 }
 
 /// Whose tensor it is, as a suffix for messages: ` (output of node "n")`, ` (a graph input)`.
@@ -121,6 +220,18 @@ pub struct NoShape {
     /// How many of those depend on a node whose outputs could not be inferred (the others'
     /// dimensions are computed from symbolic ones).
     pub blamed: usize,
+    /// Small initializers in external files that were not read (their elements might have
+    /// given the missing sizes).
+    pub unread: Vec<Unread>,
+}
+
+impl NoShape {
+    /// Whether unread external data may be why: something could not be inferred, and some
+    /// small initializer's elements were unknown for lack of a file.
+    pub fn external(&self) -> Option<&Unread> {
+        let inferred_short = self.blamed > 0 || !matches!(self.problem, Problem::Symbolic { .. });
+        self.unread.first().filter(|_| inferred_short)
+    }
 }
 
 /// What is missing in the first tensor's shape.
@@ -192,6 +303,16 @@ impl fmt::Display for NoShape {
                 f,
                 "; {} more tensor(s) have dimensions computed from them",
                 self.unknown
+            )?;
+        }
+        if let Some(u) = self.external() {
+            write!(
+                f,
+                "; {} small initializer(s) keep their elements in external data that was not read                  (first: {:?} in {:?}: {}): import the model from its path, with its data files                  beside it (the CLI, or Python given a path)",
+                self.unread.len(),
+                u.tensor,
+                u.location,
+                u.why
             )?;
         }
         Ok(())

@@ -7,7 +7,7 @@
 use super::fold;
 use super::node::{invalid, unknown, unsupported, Fail, Node, Out};
 use super::ty::{count, dims_text, small, Dim, Num, Ty};
-use crate::import::onnx::dtype::INT64;
+use crate::dtype::INT64;
 
 /// The product of some dims: known, a lone symbol (times ones), or unknown.
 fn product(dims: &[Dim]) -> Dim {

@@ -137,7 +137,7 @@ impl Ty {
     pub fn describe(&self) -> String {
         let e = self
             .elem
-            .map_or_else(|| "?".to_string(), super::super::dtype::name);
+            .map_or_else(|| "?".to_string(), crate::dtype::name);
         match &self.shape {
             Some(s) => format!("{e}{}", dims_text(s)),
             None => format!("{e} of unknown shape"),
