@@ -272,7 +272,7 @@ const EPOCH_MS_PER_OP: f64 = 4e-3;
 /// larger budget: a larger budget runs the same first epochs, then more, each phase going on
 /// from where it was, where phases that split the whole budget in advance skipped, at 300 ms,
 /// a proof that fits in 268 ms (issue 32).
-/// Without a deadline, one epoch with the whole budget.
+/// Without a deadline, or with one an hour or more away, one epoch with the whole budget.
 pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if let Ok(order) = liu::liu_order(g) {
         return proven(order, BoundKind::Liu);
@@ -313,10 +313,18 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     state.result()
 }
 
+/// A budget this long or longer is one epoch (see [`epoch_budget`]).
+const UNBOUNDED_MS: f64 = 3_600_000.0;
+
 /// The budget of an epoch of `len` ms from now: its own deadline, or the caller's when less
 /// than the next epoch (twice as long) would be left after it.
 fn epoch_budget<'a>(budget: &Budget<'a>, len: f64) -> Budget<'a> {
     match budget.deadline_ms {
+        // A deadline an hour or more away binds nothing: such a run is bounded by its state cap
+        // (`--budget-ms 1e9 --max-states N`), and one epoch makes it do the same work on every
+        // machine, as epochs cut by the clock would not (the wasm and native plans of one graph
+        // must agree).
+        Some(d) if d - budget.clock.now_ms() >= UNBOUNDED_MS => *budget,
         Some(d) => {
             let end = budget.clock.now_ms() + len;
             if end + 2.0 * len > d {
