@@ -30,10 +30,6 @@ TOKEN = "peakorder:backward_token"
 @dataclass
 class JointProblem:
     graph: Dict[str, Any]
-    #: fx node of the joint graph -> tensor id or list of ids (``_fx.export_fx``'s env)
-    env: Dict[Any, Any]
-    #: tensor id -> the fx node that holds it (a getitem for a multi-output node's element)
-    node_of: Dict[str, Any]
     #: op id -> the joint graph's fx node
     op_node: Dict[str, Any]
     cost: Dict[str, int] = field(default_factory=dict)
@@ -136,11 +132,7 @@ def export_joint(joint_module: Any, node_info: Any, fwd_outputs: List[Any],
     # The boundary runs where the forward ends: after the last op the forward outputs need.
     ops.append(boundary)
     out = dict(graph, tensors=tensors, ops=ops)
-    node_of: Dict[str, Any] = {}
-    for n, v in env.items():
-        if isinstance(v, str):
-            node_of.setdefault(v, n)
-    return JointProblem(out, env, node_of, op_node, cost)
+    return JointProblem(out, op_node, cost)
 
 
 def saved_and_recomputed(problem: JointProblem, schedule: List[str]) -> Dict[str, Any]:
