@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::graph::Graph;
 use crate::order;
 use crate::order::exact::{part_lower_bound, part_lower_bound_until};
-use crate::recompute::{self, Found, Least, Outcome, RecomputeMethod};
+use crate::recompute::{self, Found, RecomputeMethod};
 use crate::simulate::{checked_peak, peak_of};
 use crate::OpIx;
 
@@ -259,7 +259,7 @@ pub struct RecomputeInfo {
     /// The limit asked for.
     pub memory_limit_bytes: u64,
     /// What found the schedule: `order` (an order fits: nothing recomputed), `exact`,
-    /// `revolve` or `evict`.
+    /// `revolve`, `evict` or `repair`.
     pub recompute_method: &'static str,
     /// The cost of the repeated runs (the sum of their ops' `cost`).
     pub added_cost: f64,
@@ -419,9 +419,6 @@ pub fn plan_hooked<'a>(
 const ORDER_SHARE: f64 = 0.5;
 const SCHEDULE_SHARE: f64 = 0.6;
 
-/// Graphs this small go to the exact recompute search under `auto`.
-const EXACT_MAX_OPS: usize = 16;
-
 /// [`plan_hooked`] with a memory limit: the schedule within `limit` that recomputes least.
 fn plan_limited<'a>(
     g: &Graph,
@@ -457,7 +454,7 @@ fn plan_limited<'a>(
         None
     } else {
         let phase = budget.share(SCHEDULE_SHARE, opts.max_states);
-        find_schedule(g, opts.recompute_method, &ordering.order, limit, &phase)?
+        recompute::choose::find_schedule(g, opts.recompute_method, &ordering.order, limit, &phase)?
     };
     // A planner bug must surface, never as a schedule over the limit: re-check.
     let found = match found {
@@ -468,7 +465,8 @@ fn plan_limited<'a>(
         None => None,
     };
 
-    let least = least_limit(g, &ordering.order, &budget, found.as_ref().map(|f| f.2));
+    let least =
+        recompute::choose::least_limit(g, &ordering.order, &budget, found.as_ref().map(|f| f.2));
     // The least limit's own schedule is a schedule too: at a limit the methods missed but it
     // meets (as at the least limit itself), it is the plan.
     let found = found.or_else(|| {
@@ -540,104 +538,6 @@ fn plan_limited<'a>(
             least_limit_op: bound_op.map(|v| g.ops()[v as usize].id.clone()),
         }),
     })
-}
-
-/// Runs the recompute method (`auto`: the chain optimum, else the exact search on small
-/// graphs, else eviction along `order`); `None` when none found a schedule within `limit`.
-fn find_schedule(
-    g: &Graph,
-    method: RecomputeMethod,
-    order: &[OpIx],
-    limit: u64,
-    budget: &Budget,
-) -> Result<Option<(Found, &'static str)>, Error> {
-    let take = |o: Outcome, by: &'static str| match o {
-        Outcome::Found(f) => Some((f, by)),
-        _ => None,
-    };
-    Ok(match method {
-        RecomputeMethod::Revolve => match recompute::chain::plan(g, limit) {
-            Outcome::Unknown => {
-                return Err(Error::NotApplicable {
-                    method: "revolve".into(),
-                    reason: "the graph is not a training chain (docs/recompute.md)".into(),
-                })
-            }
-            o => take(o, "revolve"),
-        },
-        RecomputeMethod::Evict => take(evict_best(g, order, limit, budget), "evict"),
-        RecomputeMethod::Exact => match recompute::exact::search(g, limit, budget) {
-            Outcome::Unknown => take(evict_best(g, order, limit, budget), "evict"),
-            o => take(o, "exact"),
-        },
-        RecomputeMethod::Auto => {
-            let chain = recompute::chain::plan(g, limit);
-            if chain != Outcome::Unknown {
-                take(chain, "revolve")
-            } else {
-                let exact = if g.num_ops() <= EXACT_MAX_OPS {
-                    recompute::exact::search(g, limit, &budget.share(0.7, budget.max_states))
-                } else {
-                    Outcome::Unknown
-                };
-                match exact {
-                    Outcome::Unknown => take(evict_best(g, order, limit, budget), "evict"),
-                    o => take(o, "exact"),
-                }
-            }
-        }
-    })
-}
-
-/// Eviction along the planned order and, in the time left, along the program order (a
-/// training step's program order runs the forward then the backward, which is often the
-/// better order to recompute along although its peak without recomputation is higher).
-fn evict_best(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
-    let first = recompute::evict::plan(g, order, limit, &budget.share(0.6, budget.max_states));
-    let program = match order::program::program_order(g) {
-        Ok(p) if p != order && !budget.expired() => p,
-        _ => return first,
-    };
-    let second = recompute::evict::plan(g, &program, limit, budget);
-    match (&first, &second) {
-        (Outcome::Found(a), Outcome::Found(b)) if b.added_cost < a.added_cost => second,
-        (Outcome::Found(_), _) => first,
-        _ => second,
-    }
-}
-
-/// The least peak any method reaches with unlimited recomputation (and `known`, the peak of
-/// a schedule already found), with the best proven lower bound.
-fn least_limit(g: &Graph, order: &[OpIx], budget: &Budget, known: Option<u64>) -> Option<Least> {
-    let mut best: Option<Least> = recompute::chain::least(g);
-    // A least limit proven (its peak meets its bound) needs no search.
-    if best.as_ref().is_some_and(|l| l.peak <= l.bound) {
-        return best;
-    }
-    let offer = |best: &mut Option<Least>, l: Option<Least>| {
-        if let Some(l) = l {
-            *best = Some(match best.take() {
-                None => l,
-                Some(b) => {
-                    let bound = b.bound.max(l.bound);
-                    let mut keep = if l.peak < b.peak { l } else { b };
-                    keep.bound = bound;
-                    keep
-                }
-            });
-        }
-    };
-    if g.num_ops() <= EXACT_MAX_OPS {
-        let l = recompute::exact::least(g, &budget.share(0.5, budget.max_states));
-        offer(&mut best, l);
-    }
-    if !best.as_ref().is_some_and(|l| l.peak <= l.bound) {
-        offer(&mut best, recompute::evict::least(g, order, budget));
-    }
-    if let (Some(b), Some(k)) = (best.as_mut(), known) {
-        b.peak = b.peak.min(k);
-    }
-    best
 }
 
 /// One row of [`compare`].

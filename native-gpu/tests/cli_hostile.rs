@@ -227,7 +227,7 @@ fn hostile_inputs_with_a_memory_limit_exit_0_or_2_with_one_line() {
     for (i, (input, mentions)) in corpus().iter().enumerate() {
         let what = format!("input #{i} ({:.60})", String::from_utf8_lossy(input));
         for limit in ["1KiB", "0", "18446744073709551615"] {
-            for m in ["auto", "exact", "revolve", "evict"] {
+            for m in ["auto", "exact", "revolve", "evict", "repair"] {
                 let out = peakorder_stdin(
                     &[
                         "plan",

@@ -193,7 +193,7 @@ fn plan_recomputes_what_the_limit_needs() {
     );
     assert!(text.contains("schedule (5 steps) A B C A D"), "{text}");
     // Every method that applies meets it; revolve is for training chains only.
-    for m in ["auto", "exact", "evict"] {
+    for m in ["auto", "exact", "evict", "repair"] {
         let p = json(&peakorder(&[
             "plan",
             &g,
@@ -246,7 +246,11 @@ fn malformed_limits_and_methods_exit_2_naming_the_value() {
         "--recompute-method",
         "magic",
     ]);
-    refused("magic", &out, &["\"magic\"", "auto, exact, revolve, evict"]);
+    refused(
+        "magic",
+        &out,
+        &["\"magic\"", "auto, exact, revolve, evict, repair"],
+    );
     // A recompute method means nothing without a limit.
     let out = peakorder(&["plan", &seed(), "--recompute-method", "evict"]);
     assert_eq!(out.status.code(), Some(2));
@@ -498,7 +502,7 @@ fn compare_with_a_limit_lists_every_recompute_method() {
     assert_eq!(c["least_limit_bytes"], SCHEDULE_PEAK);
     let rows = c["recompute_methods"].as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(names, ["auto", "exact", "revolve", "evict"]);
+    assert_eq!(names, ["auto", "exact", "revolve", "evict", "repair"]);
     for r in rows {
         if r["method"] == "revolve" {
             assert_eq!(r["code"], "not_applicable", "{r}");

@@ -171,13 +171,13 @@ def plan(
     then the schedule within it with the least added cost: ``order`` may run an op more than once
     (docs/design.md §3), and the dict gains ``memory_limit_bytes``, ``recompute_method`` (what
     found the schedule: ``order`` when an order fits and nothing is recomputed, ``exact``,
-    ``revolve`` or ``evict``), ``added_cost`` (the sum of the ops' ``cost`` over their repeated
+    ``revolve``, ``evict`` or ``repair``), ``added_cost`` (the sum of the ops' ``cost`` over their repeated
     runs), ``added_cost_lower_bound`` (proven), ``runs`` (op id to how often it runs, for the ops
     that run more than once), ``least_limit_bytes`` (the least peak any schedule was found to
     reach), ``least_limit_lower_bound_bytes`` (a proven bound on it) and ``least_limit_op``.
     ``optimal`` then says the added cost is proven least. A limit below the least limit raises
     :class:`InfeasibleError` (code ``infeasible``), a malformed one :class:`ArgumentError` (code
-    ``bad_limit``). ``recompute_method``: ``auto`` (default), ``exact``, ``revolve`` or ``evict``;
+    ``bad_limit``). ``recompute_method``: ``auto`` (default), ``exact``, ``revolve``, ``evict`` or ``repair``;
     only with ``memory_limit_bytes``."""
     text, _ = _graph_text(graph)
     return _finish(*_native.plan(text, method, budget_ms, max_states, max_memory_mb,

@@ -58,7 +58,7 @@ def check_limited_plan(g, p, limit):
         assert p["added_cost"] == p["added_cost_lower_bound"]
     assert p["least_limit_lower_bound_bytes"] <= p["least_limit_bytes"] <= p["peak_bytes"]
     assert p["lower_bound_bytes"] <= p["peak_bytes"] and p["lower_bound_by"] == "recompute"
-    assert p["recompute_method"] in ("order", "exact", "revolve", "evict")
+    assert p["recompute_method"] in ("order", "exact", "revolve", "evict", "repair")
     if p["recompute_method"] == "order":
         assert p["added_cost"] == 0 and p["runs"] == {}
     assert p["least_limit_op"] is None or p["least_limit_op"] in cost
@@ -189,7 +189,7 @@ def test_a_limit_below_the_least_limit_is_infeasible_with_its_numbers(limit):
     assert (back.limit_bytes, back.least_limit_bytes, back.op, str(back)) == (err.limit_bytes, 121, "C", str(err))
 
 
-@pytest.mark.parametrize("method", ["auto", "exact", "revolve", "evict"])
+@pytest.mark.parametrize("method", ["auto", "exact", "revolve", "evict", "repair"])
 def test_every_recompute_method_of_the_core(method):
     g = keep_or_redo()
     p = peakorder.plan(g, memory_limit_bytes=1000, recompute_method=method)

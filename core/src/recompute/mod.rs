@@ -9,16 +9,21 @@
 //!   "Revolve", ACM TOMS 2000), exact in this memory model;
 //! - [`evict`]: for large graphs, eviction along a planned order with cost-aware choices
 //!   (Kirisame et al., "Dynamic Tensor Rematerialization", ICLR 2021), then [`prune`]: the
-//!   recomputations the schedule does not need are dropped.
+//!   recomputations the schedule does not need are dropped;
+//! - [`repair`]: for large graphs too, the order with recomputations added one at a time where
+//!   they remove the most excess per unit of cost (Capuchin's selection, Peng et al., ASPLOS
+//!   2020), then [`prune`].
 //!
 //! Each returns a schedule that [`schedule::simulate_schedule`] re-checks before it is
 //! reported, and a lower bound on the added cost ([`bounds`]).
 
 pub mod bounds;
 pub mod chain;
+pub mod choose;
 pub mod evict;
 pub mod exact;
 pub mod prune;
+pub mod repair;
 pub mod schedule;
 
 pub use bounds::{added_cost_bound, least_peak_bound};
@@ -45,6 +50,8 @@ pub enum RecomputeMethod {
     Revolve,
     /// [`evict`]: any graph.
     Evict,
+    /// [`repair`]: any graph.
+    Repair,
 }
 
 impl RecomputeMethod {
@@ -54,6 +61,7 @@ impl RecomputeMethod {
         RecomputeMethod::Exact,
         RecomputeMethod::Revolve,
         RecomputeMethod::Evict,
+        RecomputeMethod::Repair,
     ];
 
     /// The name used on the command line and in plans.
@@ -63,6 +71,7 @@ impl RecomputeMethod {
             RecomputeMethod::Exact => "exact",
             RecomputeMethod::Revolve => "revolve",
             RecomputeMethod::Evict => "evict",
+            RecomputeMethod::Repair => "repair",
         }
     }
 }

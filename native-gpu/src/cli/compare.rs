@@ -22,7 +22,7 @@ pub struct CompareArgs {
     /// Graph JSON file, or `-` for stdin.
     graph: PathBuf,
     /// Also fit the plan into this many bytes with every recompute method (auto, exact,
-    /// revolve, evict) side by side: a whole number of bytes or with a unit (64MiB).
+    /// revolve, evict, repair) side by side: a whole number of bytes or with a unit (64MiB).
     #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     memory_limit: Option<String>,
     #[command(flatten)]

@@ -105,7 +105,8 @@ pub struct MemoryLimitArg {
     #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     pub memory_limit: Option<String>,
     /// How a memory limit is met: auto (the chain optimum on training chains, the exact search
-    /// on small graphs, else eviction), exact, revolve or evict.
+    /// on small graphs, else the cheaper of peak repair and eviction), exact, revolve, evict
+    /// or repair.
     #[arg(long, value_name = "METHOD", default_value_t = RecomputeMethod::default().name().to_string(), requires = "memory_limit")]
     pub recompute_method: String,
 }
