@@ -36,6 +36,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -150,8 +151,7 @@ def _stats(events: List[Dict[str, Any]]) -> Dict[str, int]:
 
 
 def ort_run(data: bytes, order: str, feeds: Dict[str, np.ndarray], runs: int = 2,
-            mem_reuse: bool = True, opt_level: str = "ORT_DISABLE_ALL",
-            prefix: Optional[str] = None) -> Dict[str, Any]:
+            mem_reuse: bool = True, opt_level: str = "ORT_DISABLE_ALL") -> Dict[str, Any]:
     """Runs the model ``runs`` times in one session under ``ExecutionOrder.<order>`` with the
     profiler on; returns the first run's executed node names and each run's arena statistics,
     or ``{"refused": message}`` when onnxruntime refuses the order. ``mem_reuse=False`` turns
@@ -167,27 +167,24 @@ def ort_run(data: bytes, order: str, feeds: Dict[str, np.ndarray], runs: int = 2
     o.inter_op_num_threads = 1
     o.log_severity_level = 4  # quiet: the light models warn of unused initializers, a refusal is raised anyway
     o.enable_profiling = True
-    tmp = None
-    if prefix is None:
-        tmp = tempfile.mkdtemp(prefix="ort-profile-")
-        prefix = os.path.join(tmp, "p")
-    o.profile_file_prefix = prefix
-    try:
-        sess = ort.InferenceSession(data, o, providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime raises its own Fail type; the message is the fact
-        msg = str(e)
-        return {"refused": msg[msg.rfind(") const ") + 8:].strip() if ") const " in msg else msg.strip()}
-    for _ in range(runs):
-        sess.run(None, feeds)
-    path = sess.end_profiling()
-    try:
-        with open(path) as f:
+    # A session writes its profile when it ends, and a refused one too: all in a folder of its own.
+    with tempfile.TemporaryDirectory(prefix="ort-profile-") as tmp:
+        o.profile_file_prefix = os.path.join(tmp, "p")
+        try:
+            sess = ort.InferenceSession(data, o, providers=["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime's own Fail type, not importable by a stable name
+            # Only a refusal of the order itself is a result; any other failure is the model's.
+            # The sentence after the C++ signature: "Memory efficient topological order is ...".
+            refusal = re.search(r"[A-Z][a-z][^.:()]*topological order[^.]*\.", str(e))
+            if refusal is None:
+                raise
+            return {"refused": refusal.group(0)}
+        for _ in range(runs):
+            sess.run(None, feeds)
+        with open(sess.end_profiling()) as f:
             events = json.load(f)
-    finally:
-        os.remove(path)
-        if tmp is not None:
-            os.rmdir(tmp)
-    kernels = [e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
+    kernels = sorted((e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")),
+                     key=lambda e: e["ts"])
     if len(kernels) % runs:
         raise RuntimeError(f"{len(kernels)} kernel events for {runs} runs")
     n = len(kernels) // runs

@@ -72,7 +72,7 @@ def test_priority_based_runs_shape_nodes_first():
 
 def test_memory_efficient_is_refused_without_training_support():
     r = bench.ort_run(fork(), "MEMORY_EFFICIENT", FEEDS, runs=1)
-    assert "not enabled for non-training build" in r["refused"]
+    assert r["refused"] == "Memory efficient topological order is not enabled for non-training build."
 
 
 def test_requested_peak_is_peakorders_model_less_the_fed_input():
