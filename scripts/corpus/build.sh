@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Exports the real-graph corpus (docs/real-graphs.md) into DIR (default target/corpus/):
-# PyTorch training steps and inference graphs, JAX training steps, ONNX models, WfCommons
-# workflows and sparse-Cholesky elimination trees. Existing graphs are kept (delete DIR to redo).
+# PyTorch training steps and inference graphs, JAX training steps, Keras application models on
+# JAX, ONNX models, WfCommons workflows and sparse-Cholesky elimination trees. Existing graphs
+# are kept (delete DIR to redo).
 #
 #   scripts/corpus/build.sh [DIR]     PY=python with torch, torchvision, onnx and the peakorder
 #                                     wheel (default /work/venvs/torch/bin/python, else
 #                                     .venv/bin/python, which scripts/test.sh makes); PY_JAX=
-#                                     one with jax too (default PY; JAX steps skipped without)
+#                                     one with jax too (default PY; JAX steps skipped without);
+#                                     PY_KERAS= one with keras, jax and the wheel (default
+#                                     /work/venvs/keras/bin/python, else PY_JAX; skipped without)
 #   WFINSTANCES=path to a checkout (or bare git dir) of github.com/wfcommons/WfInstances; cloned
 #                into target/WfInstances when unset and git can reach GitHub.
 set -euo pipefail
@@ -39,6 +42,18 @@ if "$PY_JAX" -c "import jax, peakorder" 2>/dev/null; then
   "$PY_JAX" scripts/corpus/jax_train.py "$DIR"
 else
   echo "no jax (or no peakorder) in $PY_JAX: skipped (set PY_JAX to a venv with both)"
+fi
+echo "-- Keras application models (JAX backend)"
+# Keras is not a test dependency either: PY_KERAS is a Python with keras 3, jax and the wheel.
+PY_KERAS="${PY_KERAS:-}"
+if [ -z "$PY_KERAS" ]; then
+  PY_KERAS=$PY_JAX
+  if [ -x /work/venvs/keras/bin/python ]; then PY_KERAS=/work/venvs/keras/bin/python; fi
+fi
+if KERAS_BACKEND=jax "$PY_KERAS" -c "import jax, keras, peakorder" 2>/dev/null; then
+  KERAS_BACKEND=jax "$PY_KERAS" scripts/corpus/keras_jax.py "$DIR"
+else
+  echo "no keras (or jax, or peakorder) in $PY_KERAS: skipped (set PY_KERAS to a venv with all three)"
 fi
 echo "-- PyTorch training steps"
 "$PY" scripts/corpus/torch_train.py "$DIR"
