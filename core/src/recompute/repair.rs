@@ -127,6 +127,8 @@ struct Profile {
     mem: Vec<u64>,
     /// Sum over steps of the bytes above the limit.
     excess: u128,
+    /// The steps over the limit, ascending (the saving of a repair counts only there).
+    over_steps: Vec<usize>,
     /// For each storage, its instances as (made at, freed after) steps; made at -1: a graph
     /// input; freed after `n`: never.
     lives: Vec<Vec<(i64, usize)>>,
@@ -158,7 +160,13 @@ impl Profile {
                 }
             }
         }
-        Profile { mem, excess, lives }
+        let over_steps = (0..n).filter(|&i| mem[i] > limit).collect();
+        Profile {
+            mem,
+            excess,
+            over_steps,
+            lives,
+        }
     }
 
     /// Whether storage `s` has an instance live while step `at` runs (made before it and freed
@@ -231,7 +239,12 @@ impl Profile {
                 continue;
             }
             let size = g.size(s);
-            let gain: u128 = (a + 1..b).map(|i| u128::from(over(i).min(size))).sum();
+            let from = self.over_steps.partition_point(|&i| i <= a);
+            let to = self.over_steps.partition_point(|&i| i < b);
+            let gain: u128 = self.over_steps[from..to]
+                .iter()
+                .map(|&i| u128::from(over(i).min(size)))
+                .sum();
             let p = g.tensors()[s as usize]
                 .producer
                 .expect("candidates have producers");
