@@ -115,22 +115,22 @@ function nativeSimulate(file, order, name) {
 async function assertPeakBands(page, name, graph, key, { pixels: look = true } = {}) {
   const r = await page.evaluate((k) => {
     const res = window.view.result();
-    return { order: k === 'planned' ? res.plan.order : null, peak: res[k].peak_step };
+    return { order: k === 'planned' ? res.plan.order : null, peak: res[k].peakStep };
   }, key);
   const order = r.order || graph.ops.map((o) => o.id);
   const sim = nativeSimulate(FIXTURES[name], order, `${name}-${key}`);
-  assert.equal(r.peak, sim.peak_step, `${name} ${key}: the view's peak step is the simulator's`);
-  const at = await page.evaluate(([k, s]) => window.view.timeline(k).bandsAt(s), [key, sim.peak_step ?? -1]);
+  assert.equal(r.peak, sim.peakStep, `${name} ${key}: the view's peak step is the simulator's`);
+  const at = await page.evaluate(([k, s]) => window.view.timeline(k).bandsAt(s), [key, sim.peakStep ?? -1]);
   const sizes = tensorBytes(graph);
   const storages = at.bands.filter((b) => b.kind === 'storage');
-  assert.deepEqual(storages.map((b) => b.id).sort(), [...sim.live_at_peak].sort(), `${name} ${key}: bands at the peak = live_at_peak`);
+  assert.deepEqual(storages.map((b) => b.id).sort(), [...sim.liveAtPeak].sort(), `${name} ${key}: bands at the peak = liveAtPeak`);
   for (const b of storages) assert.equal(b.bytes, sizes.get(b.id), `${name} ${key}: bytes of ${b.id}`);
   const ws = at.bands.filter((b) => b.kind === 'workspace');
-  const peakOp = sim.peak_step === null ? null : graph.ops.find((o) => o.id === order[sim.peak_step]);
+  const peakOp = sim.peakStep === null ? null : graph.ops.find((o) => o.id === order[sim.peakStep]);
   assert.equal(ws.reduce((a, b) => a + b.bytes, 0), (peakOp && peakOp.workspace) || 0, `${name} ${key}: workspace band`);
   assert.equal(at.other.bytes, 0, `${name} ${key}: nothing live at the peak is merged into "other"`);
   const total = at.bands.reduce((a, b) => a + b.bytes, 0);
-  assert.equal(total, sim.peak_bytes, `${name} ${key}: the stack at the peak is the peak`);
+  assert.equal(total, sim.peakBytes, `${name} ${key}: the stack at the peak is the peak`);
   // The canvas shows the largest bands where bandsAt says they are, in their colours: a pixel in
   // the middle of the stretch where each keeps the bottom it has at the peak, off the peak line.
   const spot = (b) => {
@@ -329,7 +329,8 @@ test('the report of the 7.5k-op graph opens from file:// with the network blocke
 /**
  * A layout of `order` in the shape of `peakorder layout --json` (docs/layout.md): each storage and
  * workspace at the lowest offset where it overlaps no buffer live at the same time (first fit, in
- * allocation order). Made here to draw; the layout engine's own is checked where it runs.
+ * allocation order). Made here to draw; the layout engine's own is checked where it runs. In the
+ * CLI's snake_case names on purpose: the view's `arena` option reads them as the npm camelCase.
  */
 function firstFitLayout(graph, order) {
   const model = buildModel(graph, po.storages(graph));
@@ -356,8 +357,8 @@ function firstFitLayout(graph, order) {
   const arena = Math.max(...placed.map((p) => p.offset + p.bytes));
   const sim = po.simulate(graph, order);
   return {
-    arena_bytes: arena, lower_bound_bytes: sim.peak_bytes, optimal: arena === sim.peak_bytes, method: 'first-fit (test)', align: 1,
-    order, peak_bytes: sim.peak_bytes, inputs_bytes: sim.inputs_bytes,
+    arena_bytes: arena, lower_bound_bytes: sim.peakBytes, optimal: arena === sim.peakBytes, method: 'first-fit (test)', align: 1,
+    order, peak_bytes: sim.peakBytes, inputs_bytes: sim.inputsBytes,
     offsets: Object.fromEntries(placed.filter((p) => p.kind === 'tensor').map((p) => [p.id, p.offset])),
     workspace_offsets: Object.fromEntries(placed.filter((p) => p.kind === 'workspace').map((p) => [p.id, p.offset])),
     buffers: placed,

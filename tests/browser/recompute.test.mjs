@@ -156,7 +156,7 @@ test('memory_limit_bytes: the planner\'s schedule within the limit, the limit li
   assert.match(v.status, /within 121 B/);
   const got = await page.evaluate(() => window.views.limited.result().plan);
   assert.deepEqual(got.order, want.order, 'the worker plans what the npm package plans');
-  assert.ok(got.peak_bytes <= 121);
+  assert.ok(got.peakBytes <= 121);
   const m = await readMarks(page, '#limited .po-root');
   const reruns = want.order.length - GRAPH.ops.length;
   assert.ok(reruns >= 1, 'within 121 bytes A runs again');
@@ -167,7 +167,7 @@ test('memory_limit_bytes: the planner\'s schedule within the limit, the limit li
   assert.ok(m.limitLine > 0, 'the limit is a line in the chart');
   assert.equal(m.memoryLimit, '121 B');
   assert.match(m.memoryLimitSub, /least limit 121 B/);
-  assert.equal(m.addedCost, String(want.added_cost));
+  assert.equal(m.addedCost, String(want.addedCost));
   assert.match(m.addedCostSub, /again of 1 op/);
   await page.locator('#limited').screenshot({ path: join(shots, 'recompute-limit.png') });
 
