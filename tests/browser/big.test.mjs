@@ -119,18 +119,18 @@ async function assertPeakBands(page, name, graph, key, { pixels: look = true } =
   }, key);
   const order = r.order || graph.ops.map((o) => o.id);
   const sim = nativeSimulate(FIXTURES[name], order, `${name}-${key}`);
-  assert.equal(r.peak, sim.peakStep, `${name} ${key}: the view's peak step is the simulator's`);
-  const at = await page.evaluate(([k, s]) => window.view.timeline(k).bandsAt(s), [key, sim.peakStep ?? -1]);
+  assert.equal(r.peak, sim.peak_step, `${name} ${key}: the view's peak step is the simulator's`);
+  const at = await page.evaluate(([k, s]) => window.view.timeline(k).bandsAt(s), [key, sim.peak_step ?? -1]);
   const sizes = tensorBytes(graph);
   const storages = at.bands.filter((b) => b.kind === 'storage');
-  assert.deepEqual(storages.map((b) => b.id).sort(), [...sim.liveAtPeak].sort(), `${name} ${key}: bands at the peak = liveAtPeak`);
+  assert.deepEqual(storages.map((b) => b.id).sort(), [...sim.live_at_peak].sort(), `${name} ${key}: bands at the peak = live_at_peak`);
   for (const b of storages) assert.equal(b.bytes, sizes.get(b.id), `${name} ${key}: bytes of ${b.id}`);
   const ws = at.bands.filter((b) => b.kind === 'workspace');
-  const peakOp = sim.peakStep === null ? null : graph.ops.find((o) => o.id === order[sim.peakStep]);
+  const peakOp = sim.peak_step === null ? null : graph.ops.find((o) => o.id === order[sim.peak_step]);
   assert.equal(ws.reduce((a, b) => a + b.bytes, 0), (peakOp && peakOp.workspace) || 0, `${name} ${key}: workspace band`);
   assert.equal(at.other.bytes, 0, `${name} ${key}: nothing live at the peak is merged into "other"`);
   const total = at.bands.reduce((a, b) => a + b.bytes, 0);
-  assert.equal(total, sim.peakBytes, `${name} ${key}: the stack at the peak is the peak`);
+  assert.equal(total, sim.peak_bytes, `${name} ${key}: the stack at the peak is the peak`);
   // The canvas shows the largest bands where bandsAt says they are, in their colours: a pixel in
   // the middle of the stretch where each keeps the bottom it has at the peak, off the peak line.
   const spot = (b) => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import * as po from 'peakorder';
 import { seedGraph, cyclicGraph } from './graphs.mjs';
-import { CASES, haveCli, cliJson, CLI, assertThrowsCode } from './helpers.mjs';
+import { CASES, haveCli, cliJson, camelFields, CLI, assertThrowsCode } from './helpers.mjs';
 
 const SEED_PEAK = 3670016; // 3.5 MiB: the best unfused peak of the seed graph
 const SIDE_KEYS = [
@@ -105,9 +105,10 @@ test('tests/cases has fusion fixtures', { skip: fusionCases.length ? false : `no
   assert.ok(fusionCases.length >= 4);
 });
 
-/** Checks `side` against a fixture's meta.expect (only the keys it lists). */
+/** Checks `side` against a fixture's meta.expect (only the keys it lists; the fixture names them
+ * as the CLI does, snake_case). */
 function checkExpect(side, expect) {
-  for (const [k, v] of Object.entries(expect)) {
+  for (const [k, v] of Object.entries(camelFields(expect))) {
     if (k === 'baseline') continue;
     assert.deepEqual(side[k], v, k);
   }
