@@ -4,19 +4,21 @@
 // browsers (`await init()`) runs unchanged. The ONNX module (peakorder_onnx_bg.wasm) is loaded
 // on the first importOnnx/reorderOnnx call.
 const wasm = require('../pkg/node/peakorder.js');
+// Results camelCase, errors' fields too; the snake_case names deprecated (js/names.cjs).
+const { wrap } = require('./names.cjs');
 let onnxModule = null;
 const onnx = require('./onnx-glue.cjs').make(
   () => onnxModule || (onnxModule = require('../pkg/node/peakorder_onnx.js')),
 );
 
 module.exports = {
-  validate: wasm.validate,
-  plan: wasm.plan,
-  simulate: wasm.simulate,
-  compare: wasm.compare,
-  fuse: wasm.fuse,
-  layout: wasm.layout,
-  storages: wasm.storages,
+  validate: wrap(wasm.validate),
+  plan: wrap(wasm.plan),
+  simulate: wrap(wasm.simulate),
+  compare: wrap(wasm.compare),
+  fuse: wrap(wasm.fuse),
+  layout: wrap(wasm.layout),
+  storages: wrap(wasm.storages),
   version: wasm.version,
   importOnnx: onnx.importOnnx,
   reorderOnnx: onnx.reorderOnnx,

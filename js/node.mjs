@@ -1,8 +1,8 @@
-// peakorder for Node (ES modules): the same synchronous build as node.cjs.
-import wasm from '../pkg/node/peakorder.js';
+// peakorder for Node (ES modules): node.cjs's functions, so that both module systems share one
+// module instance (and warn once per deprecated name, js/names.cjs).
 import cjs from './node.cjs';
 
-export const { validate, plan, simulate, compare, fuse, storages, layout, version } = wasm;
+export const { validate, plan, simulate, compare, fuse, storages, layout, version } = cjs;
 /** ONNX (docs/wasm.md "ONNX"); the importer's module loads on the first call. */
 export const { importOnnx, reorderOnnx } = cjs;
 

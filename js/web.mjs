@@ -3,6 +3,8 @@
 // you pass as {module_or_path}), or `initSync({module})` with compiled bytes; then every
 // function is synchronous.
 import wasmInit, * as wasm from '../pkg/web/peakorder.js';
+// Results camelCase, errors' fields too; the snake_case names deprecated (js/names.mjs).
+import { wrap } from './names.mjs';
 
 let ready = false;
 let loading = null;
@@ -44,13 +46,13 @@ export function initSync(options) {
   }
 }
 
-export const validate = ensure(wasm.validate);
-export const plan = ensure(wasm.plan);
-export const simulate = ensure(wasm.simulate);
-export const compare = ensure(wasm.compare);
-export const fuse = ensure(wasm.fuse);
-export const layout = ensure(wasm.layout);
-export const storages = ensure(wasm.storages);
+export const validate = ensure(wrap(wasm.validate));
+export const plan = ensure(wrap(wasm.plan));
+export const simulate = ensure(wrap(wasm.simulate));
+export const compare = ensure(wrap(wasm.compare));
+export const fuse = ensure(wrap(wasm.fuse));
+export const layout = ensure(wrap(wasm.layout));
+export const storages = ensure(wrap(wasm.storages));
 export const version = ensure(wasm.version);
 
 // ONNX (docs/wasm.md "ONNX"): a module of its own, peakorder_onnx_bg.wasm (146 KB gzipped), so

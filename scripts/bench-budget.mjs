@@ -33,7 +33,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('-5k.json')).sort()
     for (let i = 0; i <= reps; i++) {
       const t = performance.now();
       try {
-        peak = po.plan(text, { method, budget_ms: BUDGET_MS }).peak_bytes;
+        peak = po.plan(text, { method, budgetMs: BUDGET_MS }).peakBytes;
       } catch (e) {
         if (e.code !== 'not_applicable') throw e;
       }

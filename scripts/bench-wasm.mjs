@@ -78,9 +78,9 @@ try {
       const t0 = performance.now();
       const p = po.plan(text, { method });
       const t1 = performance.now();
-      wasmPeak = p.peak_bytes;
+      wasmPeak = p.peakBytes;
       if (i >= 3) {
-        wPlan.push(p.elapsed_ms);
+        wPlan.push(p.elapsedMs);
         wCall.push(t1 - t0);
       }
     }

@@ -37,42 +37,67 @@ export interface ViewOptions {
   /** How the limit is met: "auto" (default), "exact", "revolve" or "evict". */
   recompute_method?: string | null;
   /**
-   * A plan to show instead of planning: the plan object (e.g. `peakorder plan --json`, with or
-   * without a memory limit), or an order or schedule of op ids. Its peak is simulated again by
-   * the view; its other fields are shown as given.
+   * A plan to show instead of planning: the plan object (the npm `plan()`'s, camelCase, or
+   * `peakorder plan --json`'s, snake_case; with or without a memory limit), or an order or
+   * schedule of op ids. Its peak is simulated again by the view; its other fields are shown as
+   * given.
    */
   plan?: { order: string[]; [key: string]: unknown } | string[] | null;
   /**
-   * A static memory layout to draw in the arena panel (offset × step): the `peakorder layout
-   * --json` object (docs/layout.md); at least arena_bytes, lower_bound_bytes, optimal, method,
-   * align, order, peak_bytes and buffers [{kind, id, offset, bytes, first_step, last_step}].
+   * A static memory layout to draw in the arena panel (offset × step): the npm `layout()` object
+   * or the `peakorder layout --json` one (docs/layout.md; the CLI's snake_case names are read as
+   * the npm API's camelCase ones); at least arenaBytes, lowerBoundBytes, optimal, method, align,
+   * order, peakBytes and buffers [{kind, id, offset, bytes, firstStep, lastStep}].
    */
   arena?: Record<string, unknown>;
 }
 
-/** The wasm `fuse()` object (`peakorder fuse --json`, docs/design.md §4), one side of it. */
+/** The npm `fuse()` object (`peakorder fuse --json` in camelCase, docs/design.md §4), one side
+ * of it. The snake_case names of the last release read the same values for one release, with a
+ * console warning (docs/wasm.md "Names"). */
 export interface FusedSide {
-  regions: string[][]; ops_before: number; ops_after: number; peak_before_bytes: number;
-  peak_after_bytes: number; limit_bytes: number; inputs_bytes: number; within_limit: boolean;
+  regions: string[][]; opsBefore: number; opsAfter: number; peakBeforeBytes: number;
+  peakAfterBytes: number; limitBytes: number; inputsBytes: number; withinLimit: boolean;
   order: string[];
+  /** @deprecated since issue #31: use `opsBefore`. */ ops_before: number;
+  /** @deprecated since issue #31: use `opsAfter`. */ ops_after: number;
+  /** @deprecated since issue #31: use `peakBeforeBytes`. */ peak_before_bytes: number;
+  /** @deprecated since issue #31: use `peakAfterBytes`. */ peak_after_bytes: number;
+  /** @deprecated since issue #31: use `limitBytes`. */ limit_bytes: number;
+  /** @deprecated since issue #31: use `inputsBytes`. */ inputs_bytes: number;
+  /** @deprecated since issue #31: use `withinLimit`. */ within_limit: boolean;
 }
 
 export interface FusionResult extends FusedSide {
   planner: string; exhaustive: boolean; evaluations: number; baseline: FusedSide;
 }
 
-/** What the view computed: the plan (docs/design.md §3), both simulations, the indexed graph. */
+/** What the view computed: the plan (docs/design.md §3), both simulations, the indexed graph.
+ * The plan, simulations, arena and fusion have the npm API's camelCase fields; their snake_case
+ * names read the same values for one release, with a console warning (docs/wasm.md "Names"). */
 export interface ViewResult {
   plan: {
     /** Op ids; with a memory limit (or a given schedule) an op may appear more than once. */
-    order: string[]; peak_bytes: number; inputs_bytes: number; lower_bound_bytes: number | null;
-    optimal: boolean; method: string; program_order_peak_bytes: number | null; elapsed_ms: number;
+    order: string[]; peakBytes: number; inputsBytes: number; lowerBoundBytes: number | null;
+    optimal: boolean; method: string; programOrderPeakBytes: number | null; elapsedMs: number;
     /** With a memory limit (docs/design.md §3). */
-    memory_limit_bytes?: number; recompute_method?: string; added_cost?: number;
-    added_cost_lower_bound?: number; runs?: Record<string, number>; least_limit_bytes?: number;
-    least_limit_lower_bound_bytes?: number; least_limit_op?: string | null;
+    memoryLimitBytes?: number; recomputeMethod?: string; addedCost?: number;
+    addedCostLowerBound?: number; runs?: Record<string, number>; leastLimitBytes?: number;
+    leastLimitLowerBoundBytes?: number; leastLimitOp?: string | null;
     /** True when the plan was given (`plan` option), not planned by the view. */
     given?: boolean;
+    /** @deprecated since issue #31: use `peakBytes`. */ peak_bytes: number;
+    /** @deprecated since issue #31: use `inputsBytes`. */ inputs_bytes: number;
+    /** @deprecated since issue #31: use `lowerBoundBytes`. */ lower_bound_bytes: number | null;
+    /** @deprecated since issue #31: use `programOrderPeakBytes`. */ program_order_peak_bytes: number | null;
+    /** @deprecated since issue #31: use `elapsedMs`. */ elapsed_ms: number;
+    /** @deprecated since issue #31: use `memoryLimitBytes`. */ memory_limit_bytes?: number;
+    /** @deprecated since issue #31: use `recomputeMethod`. */ recompute_method?: string;
+    /** @deprecated since issue #31: use `addedCost`. */ added_cost?: number;
+    /** @deprecated since issue #31: use `addedCostLowerBound`. */ added_cost_lower_bound?: number;
+    /** @deprecated since issue #31: use `leastLimitBytes`. */ least_limit_bytes?: number;
+    /** @deprecated since issue #31: use `leastLimitLowerBoundBytes`. */ least_limit_lower_bound_bytes?: number;
+    /** @deprecated since issue #31: use `leastLimitOp`. */ least_limit_op?: string | null;
   };
   /** Which run of its op each planned step is (1: the first; 2 and up recompute). */
   stepRun: Int32Array;
@@ -87,8 +112,12 @@ export interface ViewResult {
 }
 
 export interface Simulation {
-  peak_bytes: number; inputs_bytes: number; peak_step: number | null; live_at_peak: string[];
+  peakBytes: number; inputsBytes: number; peakStep: number | null; liveAtPeak: string[];
   during: Float64Array; after: Float64Array;
+  /** @deprecated since issue #31: use `peakBytes`. */ peak_bytes: number;
+  /** @deprecated since issue #31: use `inputsBytes`. */ inputs_bytes: number;
+  /** @deprecated since issue #31: use `peakStep`. */ peak_step: number | null;
+  /** @deprecated since issue #31: use `liveAtPeak`. */ live_at_peak: string[];
 }
 
 export interface ViewHandle {

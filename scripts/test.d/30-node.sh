@@ -12,12 +12,12 @@ node --input-type=module -e '
 import { plan } from "peakorder";
 import { seedGraph, cyclicGraph } from "./tests/js/graphs.mjs";
 const p = plan(seedGraph());
-if (p.peak_bytes !== 3670016) throw new Error("seed peak " + p.peak_bytes);
+if (p.peakBytes !== 3670016) throw new Error("seed peak " + p.peakBytes);
 let code;
 try { plan(cyclicGraph()); } catch (e) { code = e.code; }
 if (code !== "cycle") throw new Error("cycle code " + code);
-if (plan(seedGraph()).peak_bytes !== 3670016) throw new Error("unusable after an error");
-console.log("seed graph: " + p.peak_bytes + " bytes (3.5 MiB); cycle -> code " + code + "; next call ok");
+if (plan(seedGraph()).peakBytes !== 3670016) throw new Error("unusable after an error");
+console.log("seed graph: " + p.peakBytes + " bytes (3.5 MiB); cycle -> code " + code + "; next call ok");
 '
 echo "-- the packed package, installed in a scratch project (files, exports, node -e)"
 scratch=$(mktemp -d)
@@ -37,18 +37,18 @@ writeFileSync(process.argv[1] + "/cycle.json", JSON.stringify(cyclicGraph()));
 const { plan } = require("peakorder");
 const fs = require("fs");
 const p = plan(fs.readFileSync("seed.json", "utf8"));
-if (p.peak_bytes !== 3670016) throw new Error("seed peak " + p.peak_bytes);
+if (p.peakBytes !== 3670016) throw new Error("seed peak " + p.peakBytes);
 try { plan(fs.readFileSync("cycle.json", "utf8")); throw new Error("no error"); }
 catch (e) { if (e.code !== "cycle") throw e; }
-console.log("require: seed graph " + p.peak_bytes + " bytes; cycle -> " + "cycle");
+console.log("require: seed graph " + p.peakBytes + " bytes; cycle -> " + "cycle");
 '
   node --input-type=module -e '
 import init, { plan } from "peakorder";
 import { readFileSync } from "node:fs";
 await init();
 const p = plan(JSON.parse(readFileSync("seed.json", "utf8")));
-if (p.peak_bytes !== 3670016) throw new Error("seed peak " + p.peak_bytes);
-console.log("import: seed graph " + p.peak_bytes + " bytes");
+if (p.peakBytes !== 3670016) throw new Error("seed peak " + p.peakBytes);
+console.log("import: seed graph " + p.peakBytes + " bytes");
 '
 )
 echo "-- node --test"

@@ -39,7 +39,7 @@ after(async () => {
 /** The buffers the panel shows at view step k (the arena panel's convention, see big.test.mjs). */
 function liveAt(layout, k) {
   return layout.buffers
-    .filter((b) => Math.max(0, b.first_step - 1) <= k && k < Math.max(b.first_step, b.last_step))
+    .filter((b) => Math.max(0, b.firstStep - 1) <= k && k < Math.max(b.firstStep, b.lastStep))
     .map((b) => `${b.kind}:${b.id}@${b.offset}+${b.bytes}`)
     .sort();
 }
@@ -70,7 +70,7 @@ test('the arena panel draws the npm layout() of the planned order', async () => 
     assert.ok(got.arena, `${name}: no layout (${JSON.stringify(got.arenaError)})`);
     assert.deepEqual(got.arena.order, got.planned, `${name}: laid out for the planned order`);
     const want = po.layout(text, { order: got.planned });
-    assert.equal(got.arena.arena_bytes, want.arena_bytes, `${name}: arena bytes`);
+    assert.equal(got.arena.arenaBytes, want.arenaBytes, `${name}: arena bytes`);
     assert.deepEqual(got.arena.offsets, want.offsets, `${name}: offsets`);
     assert.equal(Number(await page.getAttribute('.po-arena-canvas', 'data-buffers')), want.buffers.length, `${name}: buffers drawn`);
     await page.locator('[data-testid="arena"]').scrollIntoViewIfNeeded();

@@ -115,7 +115,7 @@ function nativeSimulate(file, order, name) {
 async function assertPeakBands(page, name, graph, key, { pixels: look = true } = {}) {
   const r = await page.evaluate((k) => {
     const res = window.view.result();
-    return { order: k === 'planned' ? res.plan.order : null, peak: res[k].peak_step };
+    return { order: k === 'planned' ? res.plan.order : null, peak: res[k].peakStep };
   }, key);
   const order = r.order || graph.ops.map((o) => o.id);
   const sim = nativeSimulate(FIXTURES[name], order, `${name}-${key}`);
@@ -329,7 +329,8 @@ test('the report of the 7.5k-op graph opens from file:// with the network blocke
 /**
  * A layout of `order` in the shape of `peakorder layout --json` (docs/layout.md): each storage and
  * workspace at the lowest offset where it overlaps no buffer live at the same time (first fit, in
- * allocation order). Made here to draw; the layout engine's own is checked where it runs.
+ * allocation order). Made here to draw; the layout engine's own is checked where it runs. In the
+ * CLI's snake_case names on purpose: the view's `arena` option reads them as the npm camelCase.
  */
 function firstFitLayout(graph, order) {
   const model = buildModel(graph, po.storages(graph));
@@ -356,8 +357,8 @@ function firstFitLayout(graph, order) {
   const arena = Math.max(...placed.map((p) => p.offset + p.bytes));
   const sim = po.simulate(graph, order);
   return {
-    arena_bytes: arena, lower_bound_bytes: sim.peak_bytes, optimal: arena === sim.peak_bytes, method: 'first-fit (test)', align: 1,
-    order, peak_bytes: sim.peak_bytes, inputs_bytes: sim.inputs_bytes,
+    arena_bytes: arena, lower_bound_bytes: sim.peakBytes, optimal: arena === sim.peakBytes, method: 'first-fit (test)', align: 1,
+    order, peak_bytes: sim.peakBytes, inputs_bytes: sim.inputsBytes,
     offsets: Object.fromEntries(placed.filter((p) => p.kind === 'tensor').map((p) => [p.id, p.offset])),
     workspace_offsets: Object.fromEntries(placed.filter((p) => p.kind === 'workspace').map((p) => [p.id, p.offset])),
     buffers: placed,

@@ -3,7 +3,7 @@
 // outputs (views among them), unread outputs, zero-byte tensors, repeated inputs and workspace,
 // each in a random valid order and in a random schedule that runs some ops again (docs/design.md
 // §1 "Recomputation"): at every step the stacked bands are exactly `during` (and, once the step's
-// frees are done, `after`), and the bands at the peak are exactly `live_at_peak`.
+// frees are done, `after`), and the bands at the peak are exactly `liveAtPeak`.
 // Runs in Node (no browser); a failure names its seed and prints the graph.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -95,7 +95,7 @@ function checkAgainst(model, order, sim, what) {
   const ws = (k) => model.ops[order[k]].workspace;
   // At the start: the graph inputs.
   const atStart = liveAt(model, life, null).reduce((a, t) => a + T[t].bytes, 0);
-  assert.equal(atStart, sim.inputs_bytes, `inputs, ${what}`);
+  assert.equal(atStart, sim.inputsBytes, `inputs, ${what}`);
   const runs = new Map();
   for (let k = 0; k < order.length; k++) {
     runs.set(order[k], (runs.get(order[k]) || 0) + 1);
@@ -131,8 +131,8 @@ function checkAgainst(model, order, sim, what) {
       if (tensor[j] === tensor[i]) assert.ok(end[i] <= start[j], `instances of ${t.id} overlap, ${what}`);
     }
   }
-  const live = liveAt(model, life, sim.peak_step).map((t) => T[t].id).sort();
-  assert.deepEqual(live, [...sim.live_at_peak].sort(), `live at the peak, ${what}`);
+  const live = liveAt(model, life, sim.peakStep).map((t) => T[t].id).sort();
+  assert.deepEqual(live, [...sim.liveAtPeak].sort(), `live at the peak, ${what}`);
 }
 
 test('lifetimes stack up to the simulator at every step, on 4,000 random graphs and schedules', () => {

@@ -149,6 +149,8 @@ test('memory_limit_bytes: the planner\'s schedule within the limit, the limit li
     { id: 'limited', options: { memory_limit_bytes: 121 } },
     { id: 'fits', options: { memory_limit_bytes: '1KiB' } },
     { id: 'cli', options: { plan: want } },
+    // The same plan as `peakorder plan --json` writes it: the CLI's snake_case names.
+    { id: 'snake', options: { plan: Object.fromEntries(Object.entries(want).map(([k, x]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), x])) } },
     { id: 'below', options: { memory_limit_bytes: 100 } },
   ]);
   const v = await readView(page, '#limited .po-root');
@@ -156,7 +158,14 @@ test('memory_limit_bytes: the planner\'s schedule within the limit, the limit li
   assert.match(v.status, /within 121 B/);
   const got = await page.evaluate(() => window.views.limited.result().plan);
   assert.deepEqual(got.order, want.order, 'the worker plans what the npm package plans');
-  assert.ok(got.peak_bytes <= 121);
+  assert.ok(got.peakBytes <= 121);
+  // result()'s objects read the last release's snake_case names too, deprecated (docs/wasm.md).
+  const old = await page.evaluate(() => {
+    const r = window.views.limited.result();
+    return [r.plan.peak_bytes === r.plan.peakBytes, r.plan.added_cost === r.plan.addedCost,
+      r.planned.peak_step === r.planned.peakStep, Object.keys(r.plan).some((k) => k.includes('_'))];
+  });
+  assert.deepEqual(old, [true, true, true, false]);
   const m = await readMarks(page, '#limited .po-root');
   const reruns = want.order.length - GRAPH.ops.length;
   assert.ok(reruns >= 1, 'within 121 bytes A runs again');
@@ -167,7 +176,7 @@ test('memory_limit_bytes: the planner\'s schedule within the limit, the limit li
   assert.ok(m.limitLine > 0, 'the limit is a line in the chart');
   assert.equal(m.memoryLimit, '121 B');
   assert.match(m.memoryLimitSub, /least limit 121 B/);
-  assert.equal(m.addedCost, String(want.added_cost));
+  assert.equal(m.addedCost, String(want.addedCost));
   assert.match(m.addedCostSub, /again of 1 op/);
   await page.locator('#limited').screenshot({ path: join(shots, 'recompute-limit.png') });
 
@@ -185,6 +194,8 @@ test('memory_limit_bytes: the planner\'s schedule within the limit, the limit li
   assert.equal(c.state, 'ready', c.status);
   const cm = await readMarks(page, '#cli .po-root');
   assert.deepEqual([cm.chartSteps, cm.legendLimit, cm.addedCost], [m.chartSteps, m.legendLimit, m.addedCost]);
+  const sm = await readMarks(page, '#snake .po-root');
+  assert.deepEqual([sm.chartSteps, sm.legendLimit, sm.addedCost, sm.memoryLimitSub], [m.chartSteps, m.legendLimit, m.addedCost, m.memoryLimitSub]);
 
   // Below the least limit: the view says why, with the core's words.
   const b = await readView(page, '#below .po-root');

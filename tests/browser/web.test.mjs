@@ -113,6 +113,7 @@ test('the page plans the seed example in a worker and shows it', async () => {
   assert.equal(plan.peak_bytes, 3.5 * MiB);
   assert.equal(plan.order.length, seed.ops.length);
   assert.equal(plan.program_order_peak_bytes, 5.5 * MiB);
+  assert.equal('peakBytes' in plan, false, 'the file has the CLI\'s names');
   await shot(page, 'page-seed.png');
   // The other seed: already in the good order.
   await page.selectOption('[data-testid="example"]', 'seed-thunder');
@@ -213,8 +214,8 @@ test('the Fuse toggle: 40 -> 39 kernels within the planned peak, the baseline\'s
   await page.mouse.move(5, 5);
   // The same numbers as the core's fuse (the wasm result the view holds).
   const f = await page.evaluate(() => window.peakorderView.result().fusion);
-  assert.equal(f.peak_after_bytes, 3.5 * MiB);
-  assert.equal(f.baseline.peak_after_bytes, 7.75 * MiB);
+  assert.equal(f.peakAfterBytes, 3.5 * MiB);
+  assert.equal(f.baseline.peakAfterBytes, 7.75 * MiB);
   await assertNoOverlap(page, '.po-summary .po-card', 'summary cards');
   await assertNoOverlap(page, '.po-controls > *:not([hidden])', 'controls');
   await shot(page, 'page-fuse.png');

@@ -11,21 +11,21 @@ const MiB = 1 << 20;
 
 test('the seed graph plans to 3.5 MiB, from 5.5 MiB in program order', () => {
   const p = po.plan(seedGraph());
-  assert.equal(p.peak_bytes, 3670016);
-  assert.equal(p.peak_bytes, 3.5 * MiB);
-  assert.equal(p.inputs_bytes, 2.75 * MiB);
-  assert.equal(p.program_order_peak_bytes, 5.5 * MiB);
-  assert.equal(p.lower_bound_bytes, 3.5 * MiB);
+  assert.equal(p.peakBytes, 3670016);
+  assert.equal(p.peakBytes, 3.5 * MiB);
+  assert.equal(p.inputsBytes, 2.75 * MiB);
+  assert.equal(p.programOrderPeakBytes, 5.5 * MiB);
+  assert.equal(p.lowerBoundBytes, 3.5 * MiB);
   assert.equal(p.optimal, true);
   assert.equal(p.method, 'auto'); // the default method
   assert.equal(p.order.length, 40);
-  assert.equal(typeof p.elapsed_ms, 'number');
-  assert.ok(p.elapsed_ms >= 0);
+  assert.equal(typeof p.elapsedMs, 'number');
+  assert.ok(p.elapsedMs >= 0);
   // Exactly the docs/design.md §3 fields, as a plain object.
   assert.equal(Object.getPrototypeOf(p), Object.prototype);
   assert.deepEqual(Object.keys(p).sort(), [
-    'elapsed_ms', 'inputs_bytes', 'lower_bound_by', 'lower_bound_bytes', 'method', 'optimal',
-    'order', 'peak_bytes', 'program_order_peak_bytes', 'proof',
+    'elapsedMs', 'inputsBytes', 'lowerBoundBy', 'lowerBoundBytes', 'method', 'optimal',
+    'order', 'peakBytes', 'programOrderPeakBytes', 'proof',
   ]);
   assert.ok(Array.isArray(p.order));
 });
@@ -35,7 +35,7 @@ test('a graph as JSON text plans the same as the object', () => {
   const a = po.plan(g);
   const b = po.plan(JSON.stringify(g));
   assert.deepEqual(b.order, a.order);
-  assert.equal(b.peak_bytes, a.peak_bytes);
+  assert.equal(b.peakBytes, a.peakBytes);
 });
 
 test('init() resolves in Node and the functions work before and after it', async () => {
@@ -53,7 +53,7 @@ test('a cycle throws Error with code "cycle" naming the ops, and the next call s
   assert.deepEqual([...new Set(e.ops)].sort(), ['f', 'g']);
   for (let i = 0; i < 3; i++) {
     assertThrowsCode(() => po.validate(cyclicGraph()), 'cycle');
-    assert.equal(po.plan(seedGraph()).peak_bytes, 3670016);
+    assert.equal(po.plan(seedGraph()).peakBytes, 3670016);
   }
 });
 
@@ -78,13 +78,13 @@ test('validate summarises a valid graph', () => {
     tensors: 51,
     inputs: 11,
     outputs: 1,
-    inputs_bytes: 2.75 * MiB,
-    lower_bound_bytes: 3.5 * MiB,
-    program_order_peak_bytes: 5.5 * MiB,
-    in_forest: true,
+    inputsBytes: 2.75 * MiB,
+    lowerBoundBytes: 3.5 * MiB,
+    programOrderPeakBytes: 5.5 * MiB,
+    inForest: true,
   });
   assert.equal(po.validate(randomGraph(50, 3)).ops, 50);
-  assert.equal(po.validate(cyclicGraphFixedByOrder()).program_order_peak_bytes, null);
+  assert.equal(po.validate(cyclicGraphFixedByOrder()).programOrderPeakBytes, null);
 });
 
 /** Valid, but its file order is not topological (the consumer is listed first). */
@@ -102,10 +102,10 @@ test('plan options: method, budget, max_states; bad options are refused', () => 
   const g = seedGraph();
   const p = po.plan(g, { method: 'program' });
   assert.equal(p.method, 'program');
-  assert.equal(p.peak_bytes, 5.5 * MiB);
-  assert.equal(po.plan(g, { budgetMs: 5, maxStates: 10 }).peak_bytes, 3.5 * MiB);
-  assert.equal(po.plan(g, null).peak_bytes, 3.5 * MiB);
-  assert.equal(po.plan(g, {}).peak_bytes, 3.5 * MiB);
+  assert.equal(p.peakBytes, 5.5 * MiB);
+  assert.equal(po.plan(g, { budgetMs: 5, maxStates: 10 }).peakBytes, 3.5 * MiB);
+  assert.equal(po.plan(g, null).peakBytes, 3.5 * MiB);
+  assert.equal(po.plan(g, {}).peakBytes, 3.5 * MiB);
   assertThrowsCode(() => po.plan(g, { method: 'magic' }), 'unknown_method', 'magic');
   assertThrowsCode(() => po.plan(g, { methd: 'greedy' }), 'invalid_argument', 'methd');
   assertThrowsCode(() => po.plan(g, { budgetMs: -1 }), 'invalid_argument');
@@ -124,22 +124,22 @@ test('simulate: the docs/design.md §5 shape plus Float64Array series', () => {
   const p = po.plan(g);
   for (const order of [p, p.order, JSON.stringify(p.order), JSON.stringify(p)]) {
     const s = po.simulate(g, order);
-    assert.equal(s.peak_bytes, 3.5 * MiB);
-    assert.equal(s.inputs_bytes, 2.75 * MiB);
-    assert.equal(typeof s.peak_step, 'number');
+    assert.equal(s.peakBytes, 3.5 * MiB);
+    assert.equal(s.inputsBytes, 2.75 * MiB);
+    assert.equal(typeof s.peakStep, 'number');
     assert.equal(s.steps.length, 40);
-    assert.deepEqual(Object.keys(s.steps[0]).sort(), ['after_bytes', 'during_bytes', 'op']);
+    assert.deepEqual(Object.keys(s.steps[0]).sort(), ['afterBytes', 'duringBytes', 'op']);
     assert.ok(s.during instanceof Float64Array);
     assert.ok(s.after instanceof Float64Array);
     assert.equal(s.during.length, 40);
-    assert.deepEqual([...s.during], s.steps.map((x) => x.during_bytes));
-    assert.deepEqual([...s.after], s.steps.map((x) => x.after_bytes));
-    assert.equal(Math.max(...s.during), s.peak_bytes);
-    assert.equal(s.steps[s.peak_step].during_bytes, s.peak_bytes);
-    assert.ok(s.live_at_peak.includes('a0'));
+    assert.deepEqual([...s.during], s.steps.map((x) => x.duringBytes));
+    assert.deepEqual([...s.after], s.steps.map((x) => x.afterBytes));
+    assert.equal(Math.max(...s.during), s.peakBytes);
+    assert.equal(s.steps[s.peakStep].duringBytes, s.peakBytes);
+    assert.ok(s.liveAtPeak.includes('a0'));
   }
   const program = g.ops.map((o) => o.id);
-  assert.equal(po.simulate(g, program).peak_bytes, 5.5 * MiB);
+  assert.equal(po.simulate(g, program).peakBytes, 5.5 * MiB);
 });
 
 test('simulate refuses bad orders with the right codes', () => {
@@ -167,9 +167,9 @@ test('simulate takes a schedule: a repeated op runs again (docs/design.md §1 "R
   assert.deepEqual(again.steps.slice(0, -1), once.steps);
   const last = again.steps[order.length];
   assert.equal(last.op, order[0]);
-  assert.equal(last.during_bytes, once.steps[order.length - 1].after_bytes + MiB / 4);
-  assert.equal(last.after_bytes, once.steps[order.length - 1].after_bytes);
-  assert.equal(again.peak_bytes, Math.max(once.peak_bytes, last.during_bytes));
+  assert.equal(last.duringBytes, once.steps[order.length - 1].afterBytes + MiB / 4);
+  assert.equal(last.afterBytes, once.steps[order.length - 1].afterBytes);
+  assert.equal(again.peakBytes, Math.max(once.peakBytes, last.duringBytes));
   assert.equal(again.during.length, order.length + 1);
   // An op that must run once may not run again; the error names it and how often it ran.
   const g1 = seedGraph(2);
@@ -177,24 +177,24 @@ test('simulate takes a schedule: a repeated op runs again (docs/design.md §1 "R
   const e = assertThrowsCode(() => po.simulate(g1, [...order, order[0]]), 'not_recomputable', JSON.stringify(order[0]));
   assert.equal(e.op, order[0]);
   assert.equal(e.runs, 2);
-  assert.equal(po.simulate(g1, order).peak_bytes, once.peak_bytes);
+  assert.equal(po.simulate(g1, order).peakBytes, once.peakBytes);
 });
 
 test('compare: every method, the compare --json shape', () => {
   const c = po.compare(seedGraph());
-  assert.equal(c.lower_bound_bytes, 3.5 * MiB);
-  assert.equal(c.inputs_bytes, 2.75 * MiB);
+  assert.equal(c.lowerBoundBytes, 3.5 * MiB);
+  assert.equal(c.inputsBytes, 2.75 * MiB);
   const names = c.methods.map((m) => m.method);
   assert.ok(names.includes('program') && names.includes('greedy'));
   const greedy = c.methods.find((m) => m.method === 'greedy');
-  assert.equal(greedy.peak_bytes, 3.5 * MiB);
+  assert.equal(greedy.peakBytes, 3.5 * MiB);
   assert.equal(greedy.optimal, true);
   assert.equal(po.compare(seedGraph(), { budgetMs: 1 }).methods.length, c.methods.length);
   assertThrowsCode(() => po.compare(seedGraph(), { method: 'greedy' }), 'invalid_argument');
   // A method that does not apply gives a row with an error, not a throw.
   const bad = po.compare(cyclicGraphFixedByOrder());
   const prog = bad.methods.find((m) => m.method === 'program');
-  assert.equal(prog.peak_bytes, null);
+  assert.equal(prog.peakBytes, null);
   assert.match(prog.error, /runs before/);
 });
 
@@ -206,7 +206,7 @@ test('version matches package.json', () => {
 test('CommonJS require gives the same API', () => {
   const require = createRequire(import.meta.url);
   const cjs = require('peakorder');
-  assert.equal(cjs.plan(seedGraph()).peak_bytes, 3670016);
+  assert.equal(cjs.plan(seedGraph()).peakBytes, 3670016);
   assert.equal(typeof cjs.init, 'function');
   assertThrowsCode(() => cjs.plan(cyclicGraph()), 'cycle');
 });
@@ -219,7 +219,7 @@ test('the web (ES module) build works once initialised, and says so before', asy
   const wasmPath = fileURLToPath(new URL('../../pkg/web/peakorder_bg.wasm', import.meta.url));
   web.initSync({ module: readFileSync(wasmPath) });
   await web.default(); // already initialised: a no-op
-  assert.equal(web.plan(seedGraph()).peak_bytes, 3670016);
+  assert.equal(web.plan(seedGraph()).peakBytes, 3670016);
   assertThrowsCode(() => web.plan(cyclicGraph()), 'cycle');
   assert.equal(web.simulate(seedGraph(), web.plan(seedGraph())).during.length, 40);
 });
@@ -233,13 +233,13 @@ test('a 10,000-op graph is planned, and its order re-checks', () => {
     const p = po.plan(g, opts);
     assert.equal(p.order.length, 10000);
     // The core read performance.now() through the Clock: a 10,000-op plan takes measurable time.
-    assert.ok(p.elapsed_ms > 0, `elapsed_ms ${p.elapsed_ms}`);
+    assert.ok(p.elapsedMs > 0, `elapsedMs ${p.elapsedMs}`);
     const s = po.simulate(g, p);
-    assert.equal(s.peak_bytes, p.peak_bytes);
-    assert.ok(p.lower_bound_bytes <= p.peak_bytes);
+    assert.equal(s.peakBytes, p.peakBytes);
+    assert.ok(p.lowerBoundBytes <= p.peakBytes);
     if (haveCli) {
       const native = cliJson(['plan', '-', '--json', '--budget-ms', '1000000000', '--max-states', '20000'], JSON.stringify(g));
-      assert.equal(p.peak_bytes, native.peak_bytes);
+      assert.equal(p.peakBytes, native.peakBytes);
       assert.deepEqual(p.order, native.order);
     }
   }

@@ -38,26 +38,26 @@ for (const file of graphs) {
 
   test(`${file}: expected values`, () => {
     const summary = po.validate(text);
-    if ('inputs_bytes' in expect) assert.equal(summary.inputs_bytes, expect.inputs_bytes);
+    if ('inputs_bytes' in expect) assert.equal(summary.inputsBytes, expect.inputs_bytes);
     if ('program_peak_bytes' in expect) {
-      assert.equal(summary.program_order_peak_bytes, expect.program_peak_bytes);
-      assert.equal(po.plan(text, { method: 'program' }).peak_bytes, expect.program_peak_bytes);
+      assert.equal(summary.programOrderPeakBytes, expect.program_peak_bytes);
+      assert.equal(po.plan(text, { method: 'program' }).peakBytes, expect.program_peak_bytes);
     }
     const cmp = po.compare(text);
     if ('optimal_peak_bytes' in expect) {
       const best = expect.optimal_peak_bytes;
-      assert.ok(cmp.lower_bound_bytes <= best, `lower bound ${cmp.lower_bound_bytes} > optimal ${best}`);
+      assert.ok(cmp.lowerBoundBytes <= best, `lower bound ${cmp.lowerBoundBytes} > optimal ${best}`);
       for (const m of cmp.methods) {
-        if (m.peak_bytes === null) continue;
-        assert.ok(m.peak_bytes >= best, `${m.method}: ${m.peak_bytes} below the optimum ${best}`);
-        if (m.optimal) assert.equal(m.peak_bytes, best, `${m.method} claims optimal`);
+        if (m.peakBytes === null) continue;
+        assert.ok(m.peakBytes >= best, `${m.method}: ${m.peakBytes} below the optimum ${best}`);
+        if (m.optimal) assert.equal(m.peakBytes, best, `${m.method} claims optimal`);
       }
     }
     // Every plan's order re-checks with the simulator.
     for (const m of cmp.methods) {
-      if (m.peak_bytes === null) continue;
+      if (m.peakBytes === null) continue;
       const p = po.plan(text, { method: m.method });
-      assert.equal(po.simulate(text, p).peak_bytes, p.peak_bytes);
+      assert.equal(po.simulate(text, p).peakBytes, p.peakBytes);
     }
   });
 
@@ -67,14 +67,14 @@ for (const file of graphs) {
   test(`${file}: same plans as the native CLI`, { skip: haveCli ? false : `no ${CLI}` }, () => {
     const cmp = cliJson(['compare', path, '--json']);
     for (const row of cmp.methods) {
-      if (row.peak_bytes === null) continue;
+      if (row.peakBytes === null) continue;
       const native = cliJson([
         'plan', path, '--method', row.method, '--json',
         '--budget-ms', String(NO_CLOCK_MS), '--max-states', String(STATES),
       ]);
       const wasm = po.plan(text, { method: row.method, budgetMs: NO_CLOCK_MS, maxStates: STATES });
-      assert.equal(wasm.peak_bytes, native.peak_bytes, row.method);
-      assert.equal(wasm.lower_bound_bytes, native.lower_bound_bytes, row.method);
+      assert.equal(wasm.peakBytes, native.peakBytes, row.method);
+      assert.equal(wasm.lowerBoundBytes, native.lowerBoundBytes, row.method);
       assert.equal(wasm.optimal, native.optimal, row.method);
       assert.deepEqual(wasm.order, native.order, row.method);
       const ws = po.simulate(text, wasm.order);
@@ -92,10 +92,10 @@ for (const file of graphs) {
     const budget = ['--budget-ms', String(NO_CLOCK_MS), '--max-states', String(STATES)];
     const opts = { budgetMs: NO_CLOCK_MS, maxStates: STATES };
     const free = po.plan(text, opts);
-    const top = po.plan(text, { ...opts, memoryLimitBytes: free.peak_bytes });
-    const least = top.least_limit_bytes;
-    const limits = [free.peak_bytes, least, Math.floor((least + free.peak_bytes) / 2)];
-    if (top.least_limit_lower_bound_bytes > 0) limits.push(top.least_limit_lower_bound_bytes - 1);
+    const top = po.plan(text, { ...opts, memoryLimitBytes: free.peakBytes });
+    const least = top.leastLimitBytes;
+    const limits = [free.peakBytes, least, Math.floor((least + free.peakBytes) / 2)];
+    if (top.leastLimitLowerBoundBytes > 0) limits.push(top.leastLimitLowerBoundBytes - 1);
     for (const limit of limits) {
       let wasm;
       let werr;
@@ -114,8 +114,8 @@ for (const file of graphs) {
         continue;
       }
       assert.ok(!werr, `${limit}: npm refused (${werr && werr.message}) but the CLI planned`);
-      delete wasm.elapsed_ms;
-      delete native.elapsed_ms;
+      delete wasm.elapsedMs;
+      delete native.elapsedMs;
       assert.deepEqual(wasm, native, `limit ${limit}`);
       const ws = po.simulate(text, wasm.order);
       const ns = cliJson(['simulate', path, '-', '--json'], JSON.stringify(native.order));

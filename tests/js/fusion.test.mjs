@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import * as po from 'peakorder';
 import { seedGraph, cyclicGraph } from './graphs.mjs';
-import { CASES, haveCli, cliJson, CLI, assertThrowsCode } from './helpers.mjs';
+import { CASES, haveCli, cliJson, camelFields, CLI, assertThrowsCode } from './helpers.mjs';
 
 const SEED_PEAK = 3670016; // 3.5 MiB: the best unfused peak of the seed graph
 const SIDE_KEYS = [
-  'inputs_bytes', 'limit_bytes', 'ops_after', 'ops_before', 'order', 'peak_after_bytes',
-  'peak_before_bytes', 'regions', 'within_limit',
+  'inputsBytes', 'limitBytes', 'opsAfter', 'opsBefore', 'order', 'peakAfterBytes',
+  'peakBeforeBytes', 'regions', 'withinLimit',
 ];
 // A budget no search here comes near, so native and wasm both finish the same search (a
 // deadline hit at different points would make them stop at different, equally valid answers).
@@ -22,8 +22,8 @@ const GENEROUS_MS = 120000;
 function checkSide(side, ops) {
   assert.equal(Object.getPrototypeOf(side), Object.prototype);
   for (const k of SIDE_KEYS) assert.ok(k in side, `missing ${k}`);
-  assert.equal(side.ops_before, ops.length);
-  assert.equal(side.order.length, side.ops_after);
+  assert.equal(side.opsBefore, ops.length);
+  assert.equal(side.order.length, side.opsAfter);
   // Every op runs exactly once, alone or in its region (named by its members joined with "+").
   const members = side.order.flatMap((name) => name.split('+'));
   assert.deepEqual([...members].sort(), ops.map((o) => o.id).sort());
@@ -31,8 +31,8 @@ function checkSide(side, ops) {
     assert.ok(r.length >= 2);
     assert.ok(side.order.includes(r.join('+')), `region ${r.join('+')} not in the order`);
   }
-  assert.equal(side.ops_after, side.ops_before - side.regions.reduce((a, r) => a + r.length - 1, 0));
-  assert.equal(side.within_limit, side.peak_after_bytes <= side.limit_bytes);
+  assert.equal(side.opsAfter, side.opsBefore - side.regions.reduce((a, r) => a + r.length - 1, 0));
+  assert.equal(side.withinLimit, side.peakAfterBytes <= side.limitBytes);
 }
 
 test('the seed graph: memory-aware fusion keeps 3.5 MiB with 39 kernels, the baseline does not', () => {
@@ -42,15 +42,15 @@ test('the seed graph: memory-aware fusion keeps 3.5 MiB with 39 kernels, the bas
   checkSide(f.baseline, g.ops);
   assert.deepEqual(Object.keys(f).sort(), [...SIDE_KEYS, 'baseline', 'evaluations', 'exhaustive', 'planner'].sort());
   assert.deepEqual(Object.keys(f.baseline).sort(), SIDE_KEYS);
-  assert.equal(f.ops_before, 40);
-  assert.equal(f.ops_after, 39);
-  assert.equal(f.peak_before_bytes, SEED_PEAK);
-  assert.equal(f.peak_after_bytes, SEED_PEAK);
-  assert.equal(f.limit_bytes, SEED_PEAK);
-  assert.equal(f.within_limit, true);
-  assert.equal(f.baseline.ops_after, 22);
-  assert.ok(f.baseline.peak_after_bytes > f.peak_before_bytes, 'the Thunder-style pass raises the peak');
-  assert.equal(f.baseline.within_limit, false);
+  assert.equal(f.opsBefore, 40);
+  assert.equal(f.opsAfter, 39);
+  assert.equal(f.peakBeforeBytes, SEED_PEAK);
+  assert.equal(f.peakAfterBytes, SEED_PEAK);
+  assert.equal(f.limitBytes, SEED_PEAK);
+  assert.equal(f.withinLimit, true);
+  assert.equal(f.baseline.opsAfter, 22);
+  assert.ok(f.baseline.peakAfterBytes > f.peakBeforeBytes, 'the Thunder-style pass raises the peak');
+  assert.equal(f.baseline.withinLimit, false);
   assert.equal(typeof f.planner, 'string');
   // The same graph as text fuses identically. A generous budget keeps both searches off the
   // clock (on a loaded machine the default 2 s can cut one short, and `evaluations` differ).
@@ -60,23 +60,23 @@ test('the seed graph: memory-aware fusion keeps 3.5 MiB with 39 kernels, the bas
 
 test('options: peak_limit, budget_ms and max_states are honoured', () => {
   const g = seedGraph(3);
-  const unfused = po.plan(g).peak_bytes;
+  const unfused = po.plan(g).peakBytes;
   const loose = po.fuse(g, { peakLimit: 2 ** 40, budgetMs: 5000, maxStates: 10 ** 9 });
-  assert.equal(loose.limit_bytes, 2 ** 40);
-  assert.ok(loose.ops_after <= po.fuse(g).ops_after, 'a looser limit never needs more kernels');
-  assert.equal(po.fuse(g, { peakLimit: unfused }).limit_bytes, unfused);
+  assert.equal(loose.limitBytes, 2 ** 40);
+  assert.ok(loose.opsAfter <= po.fuse(g).opsAfter, 'a looser limit never needs more kernels');
+  assert.equal(po.fuse(g, { peakLimit: unfused }).limitBytes, unfused);
   assert.deepEqual(po.fuse(g, null), po.fuse(g, {}));
   // CommonJS exports the same function.
   const cjs = createRequire(import.meta.url)('peakorder');
-  assert.equal(cjs.fuse(g).ops_after, po.fuse(g).ops_after);
+  assert.equal(cjs.fuse(g).opsAfter, po.fuse(g).opsAfter);
 });
 
 test('a limit no fusion meets throws peak_limit with the numbers, and the module stays usable', () => {
   const e = assertThrowsCode(() => po.fuse(seedGraph(), { peakLimit: 1 }), 'peak_limit');
-  assert.equal(e.limit_bytes, 1);
-  assert.equal(typeof e.best_bytes, 'number');
-  assert.ok(e.best_bytes > 1);
-  assert.equal(po.fuse(seedGraph()).ops_after, 39);
+  assert.equal(e.limitBytes, 1);
+  assert.equal(typeof e.bestBytes, 'number');
+  assert.ok(e.bestBytes > 1);
+  assert.equal(po.fuse(seedGraph()).opsAfter, 39);
 });
 
 test('bad graphs and bad options throw coded errors; the next call works', () => {
@@ -94,7 +94,7 @@ test('bad graphs and bad options throw coded errors; the next call works', () =>
     assertThrowsCode(() => po.fuse(g, bad), 'invalid_argument');
   }
   assertThrowsCode(() => po.fuse(g, { method: 'greedy' }), 'invalid_argument', 'peakLimit, budgetMs, maxStates');
-  assert.equal(po.fuse(seedGraph()).ops_after, 39);
+  assert.equal(po.fuse(seedGraph()).opsAfter, 39);
 });
 
 const fusionCases = existsSync(CASES)
@@ -105,9 +105,10 @@ test('tests/cases has fusion fixtures', { skip: fusionCases.length ? false : `no
   assert.ok(fusionCases.length >= 4);
 });
 
-/** Checks `side` against a fixture's meta.expect (only the keys it lists). */
+/** Checks `side` against a fixture's meta.expect (only the keys it lists; the fixture names them
+ * as the CLI does, snake_case). */
 function checkExpect(side, expect) {
-  for (const [k, v] of Object.entries(expect)) {
+  for (const [k, v] of Object.entries(camelFields(expect))) {
     if (k === 'baseline') continue;
     assert.deepEqual(side[k], v, k);
   }

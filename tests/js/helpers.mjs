@@ -12,10 +12,26 @@ export const CASES = process.env.PEAKORDER_CASES || join(ROOT, 'tests', 'cases')
 export const CLI = join(process.env.CARGO_TARGET_DIR || join(ROOT, 'target'), 'release', 'peakorder');
 export const haveCli = existsSync(CLI);
 
-/** Runs the native CLI and parses its JSON output. */
+/** Runs the native CLI and parses its JSON output, with the field names the npm API gives
+ * (camelCase: docs/wasm.md "Names"), so that its objects compare with the package's as they are. */
 export function cliJson(args, input) {
   const out = execFileSync(CLI, args, { input, maxBuffer: 1 << 30 });
-  return JSON.parse(out.toString());
+  return camelFields(JSON.parse(out.toString()));
+}
+
+/** Fields whose values are maps keyed by op or tensor ids, which keep their keys. */
+const ID_MAPS = new Set(['runs', 'offsets', 'workspace_offsets']);
+
+/** The CLI's snake_case field names as camelCase (`least_limit_bytes` -> `leastLimitBytes`),
+ * nested objects and arrays of them included. Written apart from js/names.cjs on purpose: the
+ * tests check the package's renaming against this one. */
+export function camelFields(v) {
+  if (Array.isArray(v)) return v.map(camelFields);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [
+    k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
+    ID_MAPS.has(k) ? x : camelFields(x),
+  ]));
 }
 
 /** Every code the package may throw (wasm/src/types.rs ErrorCode). */

@@ -33,7 +33,7 @@ function poke(graph, order, options) {
 }
 
 function stillWorks() {
-  assert.equal(po.plan(seedGraph()).peak_bytes, SEED_PEAK);
+  assert.equal(po.plan(seedGraph()).peakBytes, SEED_PEAK);
 }
 
 const u64max = '18446744073709551615';
@@ -165,7 +165,7 @@ test('byte counts above 2^53 are refused as too_large or handled exactly, never 
 
 test('max_memory_mb caps the exact search and is checked', () => {
   const p = po.plan(seedGraph(), { method: 'exact', maxMemoryMb: 0 });
-  assert.equal(p.peak_bytes, SEED_PEAK, 'a zero cap stops the search at once; the incumbent stays');
+  assert.equal(p.peakBytes, SEED_PEAK, 'a zero cap stops the search at once; the incumbent stays');
   assert.throws(() => po.plan(seedGraph(), { maxMemoryMb: -1 }), (e) => e.code === 'invalid_argument');
   stillWorks();
 });

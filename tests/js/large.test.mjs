@@ -40,12 +40,12 @@ function planAndCheck(t, text, nOps) {
   const planMs = performance.now() - start;
   assert.equal(p.order.length, nOps);
   assert.ok(p.optimal, 'auto (Liu) is optimal on an in-forest');
-  assert.equal(p.peak_bytes, p.lower_bound_bytes);
+  assert.equal(p.peakBytes, p.lowerBoundBytes);
   start = performance.now();
   const sim = po.simulate(text, p.order);
   t.diagnostic(`plan ${planMs.toFixed(0)} ms, simulate ${(performance.now() - start).toFixed(0)} ms`);
-  assert.equal(sim.peak_bytes, p.peak_bytes, 'simulated peak');
-  assert.equal(po.plan(seedGraph()).peak_bytes, 3670016, 'module still usable');
+  assert.equal(sim.peakBytes, p.peakBytes, 'simulated peak');
+  assert.equal(po.plan(seedGraph()).peakBytes, 3670016, 'module still usable');
   return p;
 }
 

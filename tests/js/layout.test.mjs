@@ -11,24 +11,24 @@ import { seedGraph, cyclicGraph } from './graphs.mjs';
 import { CASES, ROOT, haveCli, cliJson, assertThrowsCode } from './helpers.mjs';
 
 const GRAPH_KEYS = [
-  'arena_bytes', 'lower_bound_bytes', 'optimal', 'method', 'align', 'order', 'peak_bytes',
-  'inputs_bytes', 'offsets', 'workspace_offsets', 'buffers', 'search_nodes', 'elapsed_ms',
+  'arenaBytes', 'lowerBoundBytes', 'optimal', 'method', 'align', 'order', 'peakBytes',
+  'inputsBytes', 'offsets', 'workspaceOffsets', 'buffers', 'searchNodes', 'elapsedMs',
 ];
 
 /** Every buffer inside the arena and aligned; buffers live at a common step are disjoint. */
 function checkLayout(l) {
   for (const k of GRAPH_KEYS) assert.ok(k in l, `missing ${k}`);
-  assert.ok(l.arena_bytes >= l.lower_bound_bytes);
-  assert.equal(l.optimal, l.arena_bytes === l.lower_bound_bytes);
+  assert.ok(l.arenaBytes >= l.lowerBoundBytes);
+  assert.equal(l.optimal, l.arenaBytes === l.lowerBoundBytes);
   const b = l.buffers;
   for (let i = 0; i < b.length; i++) {
-    assert.ok(b[i].offset + b[i].bytes <= l.arena_bytes);
+    assert.ok(b[i].offset + b[i].bytes <= l.arenaBytes);
     assert.equal(b[i].offset % l.align, 0);
-    assert.ok(b[i].first_step <= b[i].last_step && b[i].last_step <= l.order.length);
+    assert.ok(b[i].firstStep <= b[i].lastStep && b[i].lastStep <= l.order.length);
     if (b[i].kind === 'tensor') assert.equal(l.offsets[b[i].id], b[i].offset);
-    else assert.equal(l.workspace_offsets[b[i].id], b[i].offset);
+    else assert.equal(l.workspaceOffsets[b[i].id], b[i].offset);
     for (let j = i + 1; j < b.length; j++) {
-      const time = b[i].first_step <= b[j].last_step && b[j].first_step <= b[i].last_step;
+      const time = b[i].firstStep <= b[j].lastStep && b[j].firstStep <= b[i].lastStep;
       const space = b[i].offset < b[j].offset + b[j].bytes && b[j].offset < b[i].offset + b[i].bytes;
       assert.ok(!(time && space), `${b[i].id} and ${b[j].id} overlap`);
     }
@@ -38,9 +38,9 @@ function checkLayout(l) {
 test('the seed graph fits one arena of its planned peak, 3.5 MiB', () => {
   const l = po.layout(seedGraph());
   checkLayout(l);
-  assert.equal(l.arena_bytes, 3670016);
+  assert.equal(l.arenaBytes, 3670016);
   assert.equal(l.optimal, true);
-  assert.equal(l.order_search.changed, false);
+  assert.equal(l.orderSearch.changed, false);
   assert.equal(Object.keys(l.offsets).length, seedGraph().tensors.length);
   // Text input and object input give the same layout.
   const t = po.layout(JSON.stringify(seedGraph()));
@@ -64,7 +64,7 @@ test('every fixture, planned and in its program order, at two alignments', () =>
       }
       checkLayout(given);
       assert.deepEqual(given.order, program);
-      assert.equal('order_search' in given, false);
+      assert.equal('orderSearch' in given, false);
     }
   }
 });
@@ -79,17 +79,17 @@ test('the same layout as the native CLI for a given order', { skip: !haveCli && 
   const cli = cliJson(['layout', file, '--order', orderFile, '--method', 'size', '--align', '8', '--json']);
   assert.deepEqual(wasm.offsets, cli.offsets);
   assert.deepEqual(wasm.buffers, cli.buffers);
-  assert.equal(wasm.arena_bytes, cli.arena_bytes);
+  assert.equal(wasm.arenaBytes, cli.arenaBytes);
 });
 
 test('MiniMalloc CSV text: a challenging instance within its capacity', () => {
   const text = readFileSync(join(ROOT, 'tests', 'minimalloc', 'K.1048576.csv'), 'utf8');
   const l = po.layout(text, { capacity: 1048576, budgetMs: 60000 });
-  assert.equal(l.within_capacity, true);
-  assert.ok(l.arena_bytes <= 1048576);
+  assert.equal(l.withinCapacity, true);
+  assert.ok(l.arenaBytes <= 1048576);
   assert.equal(l.buffers.length, 454);
   const small = po.layout('id,lower,upper,size\na,0,2,4\nb,1,3,4\nc,2,4,4\n');
-  assert.equal(small.arena_bytes, 8);
+  assert.equal(small.arenaBytes, 8);
   assert.equal(small.optimal, true);
   assert.deepEqual(Object.keys(small.offsets), ['a', 'b', 'c']);
 });
@@ -111,5 +111,5 @@ test('coded errors: bad CSV lines, options, graphs', () => {
   }
   assertThrowsCode(() => po.layout(cyclicGraph()), 'cycle');
   // Still usable after errors.
-  assert.equal(po.layout(seedGraph()).arena_bytes, 3670016);
+  assert.equal(po.layout(seedGraph()).arenaBytes, 3670016);
 });

@@ -97,7 +97,7 @@ test('the graph object is the text parsed; assumeDims and name as the CLI\'s fla
   assert.deepEqual(g, JSON.parse(importOnnx(bytes, { format: 'text' })));
   assert.equal(g.meta.model, undefined);
   assert.equal(importOnnx(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), { name: 'm.onnx' }).meta.model, 'm.onnx');
-  assert.ok(plan(g, { method: 'greedy' }).peak_bytes > 0);
+  assert.ok(plan(g, { method: 'greedy' }).peakBytes > 0);
 });
 
 test('bad files: coded errors with the CLI\'s message', { skip: !haveCli }, () => {

@@ -31,48 +31,48 @@ function keepOrRedo(costs = {}) {
 }
 
 const LIMIT_FIELDS = [
-  'memory_limit_bytes', 'recompute_method', 'added_cost', 'added_cost_lower_bound', 'runs',
-  'least_limit_bytes', 'least_limit_lower_bound_bytes', 'least_limit_op',
+  'memoryLimitBytes', 'recomputeMethod', 'addedCost', 'addedCostLowerBound', 'runs',
+  'leastLimitBytes', 'leastLimitLowerBoundBytes', 'leastLimitOp',
 ];
 const PLAN_FIELDS = [
-  'order', 'peak_bytes', 'inputs_bytes', 'lower_bound_bytes', 'optimal', 'proof', 'lower_bound_by',
-  'method', 'program_order_peak_bytes', 'elapsed_ms',
+  'order', 'peakBytes', 'inputsBytes', 'lowerBoundBytes', 'optimal', 'proof', 'lowerBoundBy',
+  'method', 'programOrderPeakBytes', 'elapsedMs',
 ];
 
 /** Everything a plan with a limit must satisfy, whichever schedule the planner chose. */
 function assertLimitedPlan(g, p, limit) {
   assert.deepEqual(Object.keys(p).sort(), [...PLAN_FIELDS, ...LIMIT_FIELDS].sort());
-  assert.equal(p.memory_limit_bytes, limit);
-  assert.ok(p.peak_bytes <= limit, `peak ${p.peak_bytes} over the limit ${limit}`);
+  assert.equal(p.memoryLimitBytes, limit);
+  assert.ok(p.peakBytes <= limit, `peak ${p.peakBytes} over the limit ${limit}`);
   // The schedule re-simulates to its peak.
   const sim = po.simulate(g, p.order);
-  assert.equal(sim.peak_bytes, p.peak_bytes);
+  assert.equal(sim.peakBytes, p.peakBytes);
   // runs: exactly the ops that run more than once, with their counts.
   const counts = {};
   for (const id of p.order) counts[id] = (counts[id] || 0) + 1;
   assert.deepEqual(p.runs, Object.fromEntries(Object.entries(counts).filter(([, k]) => k > 1)));
-  // added_cost: the cost of the runs after each op's first.
+  // addedCost: the cost of the runs after each op's first.
   const cost = new Map(g.ops.map((o) => [o.id, o.cost ?? 1]));
   const added = Object.entries(p.runs).reduce((a, [id, k]) => a + (k - 1) * cost.get(id), 0);
-  assert.ok(Math.abs(p.added_cost - added) <= 1e-9 * Math.max(1, added), `added_cost ${p.added_cost} vs ${added}`);
-  assert.ok(p.added_cost_lower_bound <= p.added_cost, 'the cost bound is a lower bound');
-  if (p.optimal) assert.equal(p.added_cost, p.added_cost_lower_bound);
-  assert.ok(p.least_limit_lower_bound_bytes <= p.least_limit_bytes);
-  assert.ok(p.least_limit_bytes <= p.peak_bytes);
-  assert.ok(p.lower_bound_bytes <= p.peak_bytes);
-  assert.equal(p.lower_bound_by, 'recompute');
-  assert.ok(['order', 'exact', 'revolve', 'evict'].includes(p.recompute_method), p.recompute_method);
-  if (p.recompute_method === 'order') {
-    assert.equal(p.added_cost, 0);
+  assert.ok(Math.abs(p.addedCost - added) <= 1e-9 * Math.max(1, added), `addedCost ${p.addedCost} vs ${added}`);
+  assert.ok(p.addedCostLowerBound <= p.addedCost, 'the cost bound is a lower bound');
+  if (p.optimal) assert.equal(p.addedCost, p.addedCostLowerBound);
+  assert.ok(p.leastLimitLowerBoundBytes <= p.leastLimitBytes);
+  assert.ok(p.leastLimitBytes <= p.peakBytes);
+  assert.ok(p.lowerBoundBytes <= p.peakBytes);
+  assert.equal(p.lowerBoundBy, 'recompute');
+  assert.ok(['order', 'exact', 'revolve', 'evict'].includes(p.recomputeMethod), p.recomputeMethod);
+  if (p.recomputeMethod === 'order') {
+    assert.equal(p.addedCost, 0);
     assert.deepEqual(p.runs, {});
   }
-  assert.ok(p.least_limit_op === null || g.ops.some((o) => o.id === p.least_limit_op));
+  assert.ok(p.leastLimitOp === null || g.ops.some((o) => o.id === p.leastLimitOp));
 }
 
 test('without a limit the plan has none of the limit fields', () => {
   const p = po.plan(keepOrRedo());
   assert.deepEqual(Object.keys(p).sort(), [...PLAN_FIELDS].sort());
-  assert.equal(p.peak_bytes, 221);
+  assert.equal(p.peakBytes, 221);
 });
 
 test('a limit the best order meets: the order, nothing recomputed', () => {
@@ -80,12 +80,12 @@ test('a limit the best order meets: the order, nothing recomputed', () => {
   for (const limit of [221, 1000, 2 ** 40]) {
     const p = po.plan(g, { memoryLimitBytes: limit });
     assertLimitedPlan(g, p, limit);
-    assert.equal(p.recompute_method, 'order');
+    assert.equal(p.recomputeMethod, 'order');
     assert.equal(p.proof, 'order');
     assert.equal(p.optimal, true);
     assert.deepEqual(p.order, ['A', 'B', 'C', 'D']);
-    assert.equal(p.least_limit_lower_bound_bytes, 121);
-    assert.equal(p.least_limit_op, 'C');
+    assert.equal(p.leastLimitLowerBoundBytes, 121);
+    assert.equal(p.leastLimitOp, 'C');
   }
 });
 
@@ -97,11 +97,11 @@ test('a limit below every order: a schedule within it that runs A again', () => 
     // Only one thing helps: A again before D (5 per run); on 4 ops the exact search proves it.
     assert.deepEqual(p.runs, { A: 2 });
     assert.deepEqual(p.order, ['A', 'B', 'C', 'A', 'D']);
-    assert.equal(p.added_cost, 5);
-    assert.equal(p.added_cost_lower_bound, 5);
+    assert.equal(p.addedCost, 5);
+    assert.equal(p.addedCostLowerBound, 5);
     assert.equal(p.optimal, true);
-    assert.equal(p.recompute_method, 'exact');
-    assert.equal(p.least_limit_bytes, 121);
+    assert.equal(p.recomputeMethod, 'exact');
+    assert.equal(p.leastLimitBytes, 121);
   }
 });
 
@@ -115,22 +115,22 @@ test('a training chain: Revolve\'s optimum, proven, the cost falling as the limi
     const p = po.plan(g, { memoryLimitBytes: limit(s) });
     assertLimitedPlan(g, p, limit(s));
     assert.equal(p.optimal, true, `${s} slots`);
-    assert.ok(p.added_cost <= last, `${s} slots: ${p.added_cost} after ${last}`);
-    if (p.added_cost > 0) {
-      assert.equal(p.recompute_method, 'revolve', `${s} slots`);
+    assert.ok(p.addedCost <= last, `${s} slots: ${p.addedCost} after ${last}`);
+    if (p.addedCost > 0) {
+      assert.equal(p.recomputeMethod, 'revolve', `${s} slots`);
       assert.deepEqual(po.plan(g, { memoryLimitBytes: limit(s), recomputeMethod: 'revolve' }).order, p.order);
     }
-    last = p.added_cost;
+    last = p.addedCost;
   }
   assert.equal(last, 0, 'n slots need no recomputation');
-  assert.ok(po.plan(g, { memoryLimitBytes: limit(1) }).added_cost > 0, 'one slot recomputes');
+  assert.ok(po.plan(g, { memoryLimitBytes: limit(1) }).addedCost > 0, 'one slot recomputes');
   // Below one slot no schedule fits.
   assertThrowsCode(() => po.plan(g, { memoryLimitBytes: limit(1) - 1 }), 'infeasible');
   // Revolve refuses a graph that is not a training chain.
   assertThrowsCode(() => po.plan(keepOrRedo(), { memoryLimitBytes: 150, recomputeMethod: 'revolve' }), 'not_applicable');
 });
 
-test('memory_limit_bytes: a number or text with a unit, the same limit', () => {
+test('memoryLimitBytes: a number or text with a unit, the same limit', () => {
   const g = seedGraph(2);
   const a = po.plan(g, { memoryLimitBytes: 64 * MiB });
   const b = po.plan(g, { memoryLimitBytes: '64MiB' });
@@ -140,13 +140,13 @@ test('memory_limit_bytes: a number or text with a unit, the same limit', () => {
     assertLimitedPlan(g, p, 64 * MiB);
     assert.deepEqual(p.order, a.order);
   }
-  assert.equal(po.plan(g, { memoryLimitBytes: '0.5GiB' }).memory_limit_bytes, 512 * MiB);
-  assert.equal(po.plan(g, { memoryLimitBytes: '1GB' }).memory_limit_bytes, 1e9);
+  assert.equal(po.plan(g, { memoryLimitBytes: '0.5GiB' }).memoryLimitBytes, 512 * MiB);
+  assert.equal(po.plan(g, { memoryLimitBytes: '1GB' }).memoryLimitBytes, 1e9);
   // The seed's order peak, and the order it plans without a limit.
   const free = po.plan(g);
-  const at = po.plan(g, { memoryLimitBytes: free.peak_bytes });
+  const at = po.plan(g, { memoryLimitBytes: free.peakBytes });
   assert.deepEqual(at.order, free.order);
-  assert.equal(at.recompute_method, 'order');
+  assert.equal(at.recomputeMethod, 'order');
 });
 
 test('a malformed limit is bad_limit naming the value', () => {
@@ -165,27 +165,27 @@ test('a malformed limit is bad_limit naming the value', () => {
   }
   // A limit that holds but does not fit a JS number exactly makes a plan that cannot be returned.
   assertThrowsCode(() => po.plan(g, { memoryLimitBytes: '18446744073709551615' }), 'too_large');
-  assert.equal(po.plan(g).peak_bytes, 221, 'the module still works');
+  assert.equal(po.plan(g).peakBytes, 221, 'the module still works');
 });
 
 test('a limit below the least limit is infeasible, with its numbers and the op on the error', () => {
   const g = keepOrRedo();
   for (const limit of [120, 50, 0, '100B']) {
     const e = assertThrowsCode(() => po.plan(g, { memoryLimitBytes: limit }), 'infeasible', '"C"');
-    assert.equal(e.limit_bytes, typeof limit === 'string' ? 100 : limit);
-    assert.equal(e.least_limit_bytes, 121);
-    assert.equal(e.least_limit_lower_bound_bytes, 121);
+    assert.equal(e.limitBytes, typeof limit === 'string' ? 100 : limit);
+    assert.equal(e.leastLimitBytes, 121);
+    assert.equal(e.leastLimitLowerBoundBytes, 121);
     assert.equal(e.op, 'C', 'the op that needs 121 bytes while it runs');
     assert.match(e.message, /121 bytes/);
     assert.equal(Object.getPrototypeOf(e), Error.prototype);
   }
 });
 
-test('recompute_method: each of the core, only with a limit, names checked', () => {
+test('recomputeMethod: each of the core, only with a limit, names checked', () => {
   const g = keepOrRedo();
   for (const m of ['auto', 'exact', 'revolve', 'evict']) {
     const p = po.plan(g, { memoryLimitBytes: 1000, recomputeMethod: m });
-    assert.equal(p.recompute_method, 'order', 'an order that fits comes first');
+    assert.equal(p.recomputeMethod, 'order', 'an order that fits comes first');
     // Below the orders the method itself answers: a schedule, or why not.
     try {
       assertLimitedPlan(g, po.plan(g, { memoryLimitBytes: 150, recomputeMethod: m }), 150);
@@ -230,8 +230,8 @@ test('bad costs and recompute flags are coded errors naming the op', () => {
   assertThrowsCode(() => po.plan(JSON.stringify(withOp({ cost: -0.5 }))), 'invalid_op', '"B"');
   assertThrowsCode(() => po.plan(JSON.stringify(withOp({ recompute: 'yes' }))), 'bad_json', '"B"');
   // Good values plan.
-  assert.equal(po.plan(withOp({ cost: 0 })).peak_bytes, 221);
-  assert.equal(po.plan(withOp({ cost: 1e30, recompute: false })).peak_bytes, 221);
+  assert.equal(po.plan(withOp({ cost: 0 })).peakBytes, 221);
+  assert.equal(po.plan(withOp({ cost: 1e30, recompute: false })).peakBytes, 221);
 });
 
 test('recompute: false ops are never run again by a plan', () => {
@@ -239,7 +239,7 @@ test('recompute: false ops are never run again by a plan', () => {
   g.ops[0].recompute = false;
   // Without A again, the least limit is the order's 221: below it nothing fits.
   const e = assertThrowsCode(() => po.plan(g, { memoryLimitBytes: 150 }), 'infeasible');
-  assert.ok(e.least_limit_bytes > 150);
+  assert.ok(e.leastLimitBytes > 150);
   const p = po.plan(g, { memoryLimitBytes: 221 });
   assertLimitedPlan(g, p, 221);
   assertThrowsCode(() => po.simulate(g, ['A', 'B', 'C', 'A', 'D']), 'not_recomputable', '"A"');
@@ -248,22 +248,22 @@ test('recompute: false ops are never run again by a plan', () => {
 test('simulate: a schedule with repeats, exactly as docs/design.md §1 frees it', () => {
   const g = keepOrRedo();
   const once = po.simulate(g, ['A', 'B', 'C', 'D']);
-  assert.equal(once.peak_bytes, 1 + 100 + 10 + 10 + 100);
+  assert.equal(once.peakBytes, 1 + 100 + 10 + 10 + 100);
   const again = po.simulate(g, ['A', 'B', 'C', 'A', 'D']);
-  assert.equal(again.peak_bytes, 1 + 10 + 10 + 100);
+  assert.equal(again.peakBytes, 1 + 10 + 10 + 100);
   assert.deepEqual(again.steps.map((s) => s.op), ['A', 'B', 'C', 'A', 'D']);
   // a is freed after B (its next use is after A runs again), made again for D.
   assert.deepEqual([...again.during], [101, 111, 121, 111, 112]);
   assert.deepEqual([...again.after], [101, 11, 11, 111, 2]);
-  assert.equal(again.peak_step, 2);
-  assert.deepEqual(again.live_at_peak, ['x', 'b', 'c']);
+  assert.equal(again.peakStep, 2);
+  assert.deepEqual(again.liveAtPeak, ['x', 'b', 'c']);
   // A run whose outputs nothing reads before the next run is freed at once.
   const wasted = po.simulate(g, ['A', 'A', 'B', 'C', 'D']);
   assert.deepEqual([...wasted.during.slice(0, 2)], [101, 101]);
-  assert.equal(wasted.steps[0].after_bytes, 1);
+  assert.equal(wasted.steps[0].afterBytes, 1);
   // Plans are schedules: a limited plan's order simulates as given (JSON text and objects too).
   const p = po.plan(g, { memoryLimitBytes: 1000 });
-  assert.equal(po.simulate(JSON.stringify(g), JSON.stringify(p)).peak_bytes, p.peak_bytes);
+  assert.equal(po.simulate(JSON.stringify(g), JSON.stringify(p)).peakBytes, p.peakBytes);
 });
 
 test('simulate: a view read after its storage was made again must be made again too', () => {
@@ -279,8 +279,8 @@ test('simulate: a view read after its storage was made again must be made again 
   const e = assertThrowsCode(() => po.simulate(g, ['A', 'V', 'A', 'Y']), 'stale_view', '"v"');
   assert.equal(e.op, 'Y');
   assert.equal(e.tensor, 'v');
-  assert.equal(e.alias_of, 'a');
-  assert.equal(po.simulate(g, ['A', 'V', 'A', 'V', 'Y']).peak_bytes, 10);
+  assert.equal(e.aliasOf, 'a');
+  assert.equal(po.simulate(g, ['A', 'V', 'A', 'V', 'Y']).peakBytes, 10);
   // Unknown, missing and out-of-order ops in a schedule keep their codes.
   assertThrowsCode(() => po.simulate(g, ['A', 'V', 'A']), 'missing_op', '"Y"');
   assertThrowsCode(() => po.simulate(g, ['V', 'A', 'Y']), 'not_topological', '"V"');
@@ -305,7 +305,7 @@ const cliLimits = cliHas(['plan', docPath, '--memory-limit', '1000', '--json']);
 const cliSchedules = cliHas(['simulate', docPath, '-', '--json'], '["A","B","C","A","D"]');
 
 const withoutTime = (p) => {
-  const { elapsed_ms: _, ...rest } = p;
+  const { elapsedMs: _, ...rest } = p;
   return rest;
 };
 

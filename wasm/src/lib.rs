@@ -1,7 +1,9 @@
 //! peakorder for JavaScript: a thin wasm-bindgen layer over the core (crate `peakorder`).
 //!
 //! This crate only converts: JS values in (a graph as an object or JSON text, options, an order),
-//! plain JS objects out (the docs/design.md shapes, via serde-wasm-bindgen), core errors to JS `Error`
+//! plain JS objects out (the docs/design.md shapes, via serde-wasm-bindgen, with the core's
+//! snake_case names, which the package's entry points rename camelCase: js/names.cjs,
+//! docs/wasm.md "Names"), core errors to JS `Error`
 //! objects with a stable `code`, and `performance.now()` to the core's [`Clock`]. Every planning
 //! decision is the core's; see docs/wasm.md for the JS API.
 //!

@@ -1,7 +1,11 @@
 //! TypeScript declarations of the JS API's objects, emitted by wasm-bindgen into the generated
 //! `.d.ts` (the functions in lib.rs name these types through `typescript_type`). They mirror the
-//! serde shapes of the core (docs/design.md §2, §3, §4, §5); tests/js/types-check.mts checks them with
-//! `tsc --noEmit` and tests/js/*.test.mjs check the values against them at run time.
+//! serde shapes of the core (docs/design.md §2, §3, §4, §5) with the result fields camelCase:
+//! the package's entry points (js/node.cjs, js/web.mjs) rename what these functions return
+//! (js/names.cjs; docs/wasm.md "Names"), and the snake_case names, still readable for one release,
+//! are declared `@deprecated`. Graphs (inputs) keep the format's names (`alias_of`).
+//! tests/js/types-check.mts checks them with `tsc --noEmit` and tests/js/*.test.mjs check the
+//! values against them at run time.
 
 use wasm_bindgen::prelude::*;
 
@@ -77,7 +81,7 @@ export interface PlanOptions {
    * A bound on the plan's peak, inputs included, as the simulator counts (docs/design.md §3): the
    * plan is then the schedule within it with the least added cost (an op may run more than once).
    * A malformed value throws "bad_limit"; one below the least limit any schedule reaches throws
-   * "infeasible" (with `limit_bytes`, `least_limit_bytes`, `least_limit_lower_bound_bytes` and,
+   * "infeasible" (with `limitBytes`, `leastLimitBytes`, `leastLimitLowerBoundBytes` and,
    * when one forces it, `op`). Without it nothing changes.
    */
   memoryLimitBytes?: ByteCount;
@@ -122,24 +126,32 @@ export interface Summary {
   /** Graph inputs: tensors no op produces (views included). */
   inputs: number;
   outputs: number;
-  inputs_bytes: number;
-  lower_bound_bytes: number;
+  inputsBytes: number;
+  lowerBoundBytes: number;
   /** Peak of the file's order; null when the file's order is not a valid order. */
-  program_order_peak_bytes: number | null;
+  programOrderPeakBytes: number | null;
   /** Every op's outputs feed at most one other op. */
+  inForest: boolean;
+  /** @deprecated since issue #31: use `inputsBytes` (read with a console warning, for one release). */
+  inputs_bytes: number;
+  /** @deprecated since issue #31: use `lowerBoundBytes` (read with a console warning, for one release). */
+  lower_bound_bytes: number;
+  /** @deprecated since issue #31: use `programOrderPeakBytes` (read with a console warning, for one release). */
+  program_order_peak_bytes: number | null;
+  /** @deprecated since issue #31: use `inForest` (read with a console warning, for one release). */
   in_forest: boolean;
 }
 
-/** A plan (docs/design.md §3). The fields from `memory_limit_bytes` on are there only when the
+/** A plan (docs/design.md §3). The fields from `memoryLimitBytes` on are there only when the
  * plan was asked for with a memory limit. */
 export interface Plan {
   /** Op ids in the order to run them. With a memory limit, a schedule: an op may appear more than
    * once (its later runs compute its outputs again). */
   order: string[];
-  peak_bytes: number;
-  inputs_bytes: number;
+  peakBytes: number;
+  inputsBytes: number;
   /** A true lower bound on every order's peak. */
-  lower_bound_bytes: number;
+  lowerBoundBytes: number;
   /** True only when proven (with a memory limit: the added cost is proven least). */
   optimal: boolean;
   /** What proved it optimal: "liu", "search", "cut", "last-of-set", "first-of-set", "first-free", "either-side", "nested-set",
@@ -147,28 +159,54 @@ export interface Plan {
    * "simple"; with a memory limit "order" (an order fits), "exact", "revolve" or "evict"; null
    * unless `optimal`. */
   proof: string | null;
-  /** What gave `lower_bound_bytes` (the same names; "recompute" with a memory limit). */
-  lower_bound_by: string;
+  /** What gave `lowerBoundBytes` (the same names; "recompute" with a memory limit). */
+  lowerBoundBy: string;
   method: string;
   /** Peak of the file's order; null when the file's order is not a valid order. */
-  program_order_peak_bytes: number | null;
-  elapsed_ms: number;
+  programOrderPeakBytes: number | null;
+  elapsedMs: number;
   /** The limit asked for. */
-  memory_limit_bytes?: number;
+  memoryLimitBytes?: number;
   /** What found the schedule: "order" (an order fits: nothing recomputed), "exact", "revolve" or
    * "evict". */
-  recompute_method?: "order" | "exact" | "revolve" | "evict";
+  recomputeMethod?: "order" | "exact" | "revolve" | "evict";
   /** The cost of the repeated runs: the sum of their ops' `cost`. */
-  added_cost?: number;
+  addedCost?: number;
   /** A proven lower bound on the added cost of every schedule within the limit. */
-  added_cost_lower_bound?: number;
+  addedCostLowerBound?: number;
   /** How often each op that runs more than once runs, by op id. */
   runs?: Record<string, number>;
   /** The least peak the planner found any schedule to reach (unlimited recomputation). */
-  least_limit_bytes?: number;
+  leastLimitBytes?: number;
   /** A proven lower bound on every schedule's peak. */
+  leastLimitLowerBoundBytes?: number;
+  /** The op whose run forces `leastLimitLowerBoundBytes`; null: the start or the end. */
+  leastLimitOp?: string | null;
+  /** @deprecated since issue #31: use `peakBytes` (read with a console warning, for one release). */
+  peak_bytes: number;
+  /** @deprecated since issue #31: use `inputsBytes` (read with a console warning, for one release). */
+  inputs_bytes: number;
+  /** @deprecated since issue #31: use `lowerBoundBytes` (read with a console warning, for one release). */
+  lower_bound_bytes: number;
+  /** @deprecated since issue #31: use `lowerBoundBy` (read with a console warning, for one release). */
+  lower_bound_by: string;
+  /** @deprecated since issue #31: use `programOrderPeakBytes` (read with a console warning, for one release). */
+  program_order_peak_bytes: number | null;
+  /** @deprecated since issue #31: use `elapsedMs` (read with a console warning, for one release). */
+  elapsed_ms: number;
+  /** @deprecated since issue #31: use `memoryLimitBytes` (read with a console warning, for one release). */
+  memory_limit_bytes?: number;
+  /** @deprecated since issue #31: use `recomputeMethod` (read with a console warning, for one release). */
+  recompute_method?: "order" | "exact" | "revolve" | "evict";
+  /** @deprecated since issue #31: use `addedCost` (read with a console warning, for one release). */
+  added_cost?: number;
+  /** @deprecated since issue #31: use `addedCostLowerBound` (read with a console warning, for one release). */
+  added_cost_lower_bound?: number;
+  /** @deprecated since issue #31: use `leastLimitBytes` (read with a console warning, for one release). */
+  least_limit_bytes?: number;
+  /** @deprecated since issue #31: use `leastLimitLowerBoundBytes` (read with a console warning, for one release). */
   least_limit_lower_bound_bytes?: number;
-  /** The op whose run forces `least_limit_lower_bound_bytes`; null: the start or the end. */
+  /** @deprecated since issue #31: use `leastLimitOp` (read with a console warning, for one release). */
   least_limit_op?: string | null;
 }
 
@@ -176,24 +214,36 @@ export interface Plan {
 export interface Step {
   op: string;
   /** While the op runs: live + its outputs + its workspace. */
-  during_bytes: number;
+  duringBytes: number;
   /** After it ran and freed what it could. */
+  afterBytes: number;
+  /** @deprecated since issue #31: use `duringBytes` (read with a console warning, for one release). */
+  during_bytes: number;
+  /** @deprecated since issue #31: use `afterBytes` (read with a console warning, for one release). */
   after_bytes: number;
 }
 
 /** A simulated order or schedule (docs/design.md §5), plus typed arrays for charts. */
 export interface Simulation {
-  peak_bytes: number;
-  inputs_bytes: number;
+  peakBytes: number;
+  inputsBytes: number;
   /** Index in `steps` of the first step at the peak; null when the peak is the start. */
-  peak_step: number | null;
+  peakStep: number | null;
   /** Tensors live at the peak, the running op's outputs included. */
-  live_at_peak: string[];
+  liveAtPeak: string[];
   steps: Step[];
-  /** `steps[i].during_bytes` for every step. */
+  /** `steps[i].duringBytes` for every step. */
   during: Float64Array;
-  /** `steps[i].after_bytes` for every step. */
+  /** `steps[i].afterBytes` for every step. */
   after: Float64Array;
+  /** @deprecated since issue #31: use `peakBytes` (read with a console warning, for one release). */
+  peak_bytes: number;
+  /** @deprecated since issue #31: use `inputsBytes` (read with a console warning, for one release). */
+  inputs_bytes: number;
+  /** @deprecated since issue #31: use `peakStep` (read with a console warning, for one release). */
+  peak_step: number | null;
+  /** @deprecated since issue #31: use `liveAtPeak` (read with a console warning, for one release). */
+  live_at_peak: string[];
 }
 
 /** The memory model's tables (`storages()`), per tensor in file order. */
@@ -204,9 +254,11 @@ export interface Storages {
   root: Uint32Array;
   /** 1 when the storage is never freed (a graph output, or an input that is not donated). */
   pinned: Uint8Array;
-  /** `users[users_start[t] .. users_start[t + 1]]`: the ops (file-order indices) that keep storage t alive. */
-  users_start: Uint32Array;
+  /** `users[usersStart[t] .. usersStart[t + 1]]`: the ops (file-order indices) that keep storage t alive. */
+  usersStart: Uint32Array;
   users: Uint32Array;
+  /** @deprecated since issue #31: use `usersStart` (read with a console warning, for one release). */
+  users_start: Uint32Array;
 }
 
 /** An order: op ids, a plan (anything with an `order` array), or JSON text of either. `simulate`
@@ -217,21 +269,31 @@ export type OrderInput = string[] | { order: string[] } | string;
 export interface MethodRow {
   method: string;
   /** null when the method does not apply to this graph (then `error` says why). */
-  peak_bytes: number | null;
+  peakBytes: number | null;
   optimal: boolean;
   /** What proved this row optimal (as `Plan.proof`); null unless `optimal`. */
   proof: string | null;
-  elapsed_ms: number;
+  elapsedMs: number;
   error?: string;
+  /** @deprecated since issue #31: use `peakBytes` (read with a console warning, for one release). */
+  peak_bytes: number | null;
+  /** @deprecated since issue #31: use `elapsedMs` (read with a console warning, for one release). */
+  elapsed_ms: number;
 }
 
 /** Every method side by side (`compare --json`). */
 export interface Comparison {
-  lower_bound_bytes: number;
-  /** What gave `lower_bound_bytes` (as `Plan.lower_bound_by`). */
-  lower_bound_by: string;
-  inputs_bytes: number;
+  lowerBoundBytes: number;
+  /** What gave `lowerBoundBytes` (as `Plan.lowerBoundBy`). */
+  lowerBoundBy: string;
+  inputsBytes: number;
   methods: MethodRow[];
+  /** @deprecated since issue #31: use `lowerBoundBytes` (read with a console warning, for one release). */
+  lower_bound_bytes: number;
+  /** @deprecated since issue #31: use `lowerBoundBy` (read with a console warning, for one release). */
+  lower_bound_by: string;
+  /** @deprecated since issue #31: use `inputsBytes` (read with a console warning, for one release). */
+  inputs_bytes: number;
 }
 
 /** Options of `fuse`. */
@@ -259,19 +321,33 @@ export interface FusedGraph {
   /** Op ids of each region of two or more ops, regions in the order they run. */
   regions: string[][];
   /** Ops (kernels) of the unfused graph. */
-  ops_before: number;
+  opsBefore: number;
   /** Ops (kernels) of the fused graph. */
-  ops_after: number;
+  opsAfter: number;
   /** Best peak found for the unfused graph. */
-  peak_before_bytes: number;
+  peakBeforeBytes: number;
   /** Planned peak of the fused graph. */
-  peak_after_bytes: number;
-  limit_bytes: number;
-  inputs_bytes: number;
-  /** `peak_after_bytes <= limit_bytes`. */
-  within_limit: boolean;
+  peakAfterBytes: number;
+  limitBytes: number;
+  inputsBytes: number;
+  /** `peakAfterBytes <= limitBytes`. */
+  withinLimit: boolean;
   /** The fused graph's planned order; a region is named by its member ids joined with "+". */
   order: string[];
+  /** @deprecated since issue #31: use `opsBefore` (read with a console warning, for one release). */
+  ops_before: number;
+  /** @deprecated since issue #31: use `opsAfter` (read with a console warning, for one release). */
+  ops_after: number;
+  /** @deprecated since issue #31: use `peakBeforeBytes` (read with a console warning, for one release). */
+  peak_before_bytes: number;
+  /** @deprecated since issue #31: use `peakAfterBytes` (read with a console warning, for one release). */
+  peak_after_bytes: number;
+  /** @deprecated since issue #31: use `limitBytes` (read with a console warning, for one release). */
+  limit_bytes: number;
+  /** @deprecated since issue #31: use `inputsBytes` (read with a console warning, for one release). */
+  inputs_bytes: number;
+  /** @deprecated since issue #31: use `withinLimit` (read with a console warning, for one release). */
+  within_limit: boolean;
 }
 
 /** What `fuse` returns: the `peakorder fuse --json` object. */
@@ -332,30 +408,44 @@ export interface LayoutBuffer {
   /** Bytes reserved: the size rounded up to the alignment. */
   bytes: number;
   /** First and last step it is live, inclusive: 0 is the start, k while the k-th op runs. */
-  first_step: number;
-  last_step: number;
+  firstStep: number;
+  lastStep: number;
   /** For a schedule: which run of the storage's producer made this buffer (2 and up; absent
    * for the first run and for orders). */
   run?: number;
+  /** @deprecated since issue #31: use `firstStep` (read with a console warning, for one release). */
+  first_step: number;
+  /** @deprecated since issue #31: use `lastStep` (read with a console warning, for one release). */
+  last_step: number;
 }
 
 /** What the order search did, when the order was planned. */
 export interface OrderSearch {
-  planned_method: string;
-  planned_peak_bytes: number;
-  planned_arena_bytes: number;
-  peak_limit_bytes: number;
+  plannedMethod: string;
+  plannedPeakBytes: number;
+  plannedArenaBytes: number;
+  peakLimitBytes: number;
   slack: number;
-  orders_tried: number;
+  ordersTried: number;
   /** The order laid out is not the planned one. */
   changed: boolean;
+  /** @deprecated since issue #31: use `plannedMethod` (read with a console warning, for one release). */
+  planned_method: string;
+  /** @deprecated since issue #31: use `plannedPeakBytes` (read with a console warning, for one release). */
+  planned_peak_bytes: number;
+  /** @deprecated since issue #31: use `plannedArenaBytes` (read with a console warning, for one release). */
+  planned_arena_bytes: number;
+  /** @deprecated since issue #31: use `peakLimitBytes` (read with a console warning, for one release). */
+  peak_limit_bytes: number;
+  /** @deprecated since issue #31: use `ordersTried` (read with a console warning, for one release). */
+  orders_tried: number;
 }
 
 /** A graph's layout (`peakorder layout --json`). Byte counts are exact integers (below 2^53). */
 export interface Layout {
-  arena_bytes: number;
+  arenaBytes: number;
   /** A proven lower bound on this order's arena: its peak after alignment, or more. */
-  lower_bound_bytes: number;
+  lowerBoundBytes: number;
   /** True only when proven: the arena meets the bound. */
   optimal: boolean;
   method: string;
@@ -363,16 +453,32 @@ export interface Layout {
   /** The order laid out. */
   order: string[];
   /** The order's peak (the simulator's, unaligned). */
-  peak_bytes: number;
-  inputs_bytes: number;
+  peakBytes: number;
+  inputsBytes: number;
   /** Every tensor's offset, views included (a view's is its storage's). */
   offsets: Record<string, number>;
   /** Each op's workspace offset (ops with workspace only). */
-  workspace_offsets: Record<string, number>;
+  workspaceOffsets: Record<string, number>;
   /** Every buffer of positive size: storages in tensor order, then workspaces. */
   buffers: LayoutBuffer[];
+  searchNodes: number;
+  elapsedMs: number;
+  orderSearch?: OrderSearch;
+  /** @deprecated since issue #31: use `arenaBytes` (read with a console warning, for one release). */
+  arena_bytes: number;
+  /** @deprecated since issue #31: use `lowerBoundBytes` (read with a console warning, for one release). */
+  lower_bound_bytes: number;
+  /** @deprecated since issue #31: use `peakBytes` (read with a console warning, for one release). */
+  peak_bytes: number;
+  /** @deprecated since issue #31: use `inputsBytes` (read with a console warning, for one release). */
+  inputs_bytes: number;
+  /** @deprecated since issue #31: use `workspaceOffsets` (read with a console warning, for one release). */
+  workspace_offsets: Record<string, number>;
+  /** @deprecated since issue #31: use `searchNodes` (read with a console warning, for one release). */
   search_nodes: number;
+  /** @deprecated since issue #31: use `elapsedMs` (read with a console warning, for one release). */
   elapsed_ms: number;
+  /** @deprecated since issue #31: use `orderSearch` (read with a console warning, for one release). */
   order_search?: OrderSearch;
 }
 
@@ -387,17 +493,29 @@ export interface IntervalBuffer {
 
 /** A MiniMalloc CSV's layout. */
 export interface IntervalLayout {
-  arena_bytes: number;
-  lower_bound_bytes: number;
+  arenaBytes: number;
+  lowerBoundBytes: number;
   optimal: boolean;
   method: string;
   align: number;
-  capacity_bytes: number | null;
-  /** `arena_bytes <= capacity_bytes` (true without a capacity). */
-  within_capacity: boolean;
+  capacityBytes: number | null;
+  /** `arenaBytes <= capacityBytes` (true without a capacity). */
+  withinCapacity: boolean;
   offsets: Record<string, number>;
   buffers: IntervalBuffer[];
+  searchNodes: number;
+  elapsedMs: number;
+  /** @deprecated since issue #31: use `arenaBytes` (read with a console warning, for one release). */
+  arena_bytes: number;
+  /** @deprecated since issue #31: use `lowerBoundBytes` (read with a console warning, for one release). */
+  lower_bound_bytes: number;
+  /** @deprecated since issue #31: use `capacityBytes` (read with a console warning, for one release). */
+  capacity_bytes: number | null;
+  /** @deprecated since issue #31: use `withinCapacity` (read with a console warning, for one release). */
+  within_capacity: boolean;
+  /** @deprecated since issue #31: use `searchNodes` (read with a console warning, for one release). */
   search_nodes: number;
+  /** @deprecated since issue #31: use `elapsedMs` (read with a console warning, for one release). */
   elapsed_ms: number;
 }
 
@@ -426,8 +544,9 @@ export interface PeakorderError extends Error {
   op?: string;
   /** The offending tensor, when the error names one ("stale_view": the view). */
   tensor?: string;
-  /** The tensor an unknown `alias_of` names ("stale_view": the tensor the view aliases). */
-  alias_of?: string;
+  /** The tensor an unknown `alias_of` of the graph names ("stale_view": the tensor the view
+   * aliases). */
+  aliasOf?: string;
   /** The ops of a cycle (code "cycle"), or of the fused graph's (code "region_cycle"), in order. */
   ops?: string[];
   /** The region that cannot be formed (code "bad_region"): its member ids joined with "+". */
@@ -436,19 +555,29 @@ export interface PeakorderError extends Error {
   line?: number;
   /** The limit no fusion met (code "peak_limit"), or no schedule met ("infeasible"), when below
    * 2^53. */
-  limit_bytes?: number;
+  limitBytes?: number;
   /** The least peak any schedule was found to reach (code "infeasible"), when below 2^53. */
-  least_limit_bytes?: number;
+  leastLimitBytes?: number;
   /** A proven lower bound on every schedule's peak (code "infeasible"), when below 2^53. */
-  least_limit_lower_bound_bytes?: number;
+  leastLimitLowerBoundBytes?: number;
   /** How often the schedule runs an op that must run once (code "not_recomputable"). */
   runs?: number;
   /** The malformed byte count as given (code "bad_limit"). */
   value?: string;
   /** The lowest peak the search found (code "peak_limit"), when below 2^53. */
-  best_bytes?: number;
+  bestBytes?: number;
   /** The tensors of an alias cycle (code "alias_cycle"). */
   tensors?: string[];
+  /** @deprecated since issue #31: use `aliasOf` (read with a console warning, for one release). */
+  alias_of?: string;
+  /** @deprecated since issue #31: use `limitBytes` (read with a console warning, for one release). */
+  limit_bytes?: number;
+  /** @deprecated since issue #31: use `leastLimitBytes` (read with a console warning, for one release). */
+  least_limit_bytes?: number;
+  /** @deprecated since issue #31: use `leastLimitLowerBoundBytes` (read with a console warning, for one release). */
+  least_limit_lower_bound_bytes?: number;
+  /** @deprecated since issue #31: use `bestBytes` (read with a console warning, for one release). */
+  best_bytes?: number;
 }
 "#;
 

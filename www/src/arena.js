@@ -12,7 +12,7 @@ const M = { left: 74, right: 16, top: 22, bottom: 26 };
 
 /**
  * The rectangles of `layout` (its `buffers`: {kind: 'tensor' | 'workspace', id, offset, bytes,
- * first_step, last_step}, steps counted as `simulate` does: 0 the start, k while the k-th op
+ * firstStep, lastStep}, steps counted as `simulate` does: 0 the start, k while the k-th op
  * runs) on the x axis of the timelines: op k runs over [k - 1, k).
  */
 export function arenaRects(layout) {
@@ -21,8 +21,8 @@ export function arenaRects(layout) {
     id: b.id,
     offset: b.offset,
     bytes: b.bytes,
-    x0: Math.max(0, b.first_step - 1),
-    x1: Math.max(b.first_step, b.last_step),
+    x0: Math.max(0, b.firstStep - 1),
+    x1: Math.max(b.firstStep, b.lastStep),
     color: b.kind === 'workspace' ? null : colorOf(b.id),
   }));
 }
@@ -55,13 +55,13 @@ export function drawArena(host, layout, { width: given, height = 260, hover, cli
   host.appendChild(wrap);
   const rects = arenaRects(layout);
   const n = layout.order.length;
-  const top = Math.max(1, layout.arena_bytes) * 1.05;
+  const top = Math.max(1, layout.arenaBytes) * 1.05;
   const pw = width - M.left - M.right;
   const ph = height - M.top - M.bottom;
   const X = (s) => M.left + (n ? (s / n) * pw : 0);
   const Y = (b) => M.top + ph - (b / top) * ph;
   canvas.dataset.buffers = String(rects.length);
-  canvas.dataset.arena = String(layout.arena_bytes);
+  canvas.dataset.arena = String(layout.arenaBytes);
 
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = '#667085';
@@ -105,8 +105,8 @@ export function drawArena(host, layout, { width: given, height = 260, hover, cli
     ctx.textAlign = 'right';
     ctx.fillText(text, M.left + pw - 4, Y(b) - 4);
   };
-  if (layout.lower_bound_bytes < layout.arena_bytes) level(layout.lower_bound_bytes, '#2e9e44', `lower bound ${formatBytes(layout.lower_bound_bytes)}`, [5, 4]);
-  level(layout.arena_bytes, '#1d2430', `arena ${formatBytes(layout.arena_bytes)}`, []);
+  if (layout.lowerBoundBytes < layout.arenaBytes) level(layout.lowerBoundBytes, '#2e9e44', `lower bound ${formatBytes(layout.lowerBoundBytes)}`, [5, 4]);
+  level(layout.arenaBytes, '#1d2430', `arena ${formatBytes(layout.arenaBytes)}`, []);
   ctx.strokeStyle = '#98a2b3';
   ctx.beginPath();
   ctx.moveTo(M.left + 0.5, M.top);

@@ -44,7 +44,7 @@ export function stepTicks(n) {
  * drop to its `after` level at the op's end. */
 function seriesPath(sim, x, y) {
   const n = sim.during.length;
-  const parts = [`M${x(0).toFixed(1)},${y(sim.inputs_bytes).toFixed(1)}`];
+  const parts = [`M${x(0).toFixed(1)},${y(sim.inputsBytes).toFixed(1)}`];
   for (let i = 0; i < n; i++) {
     const x0 = x(i).toFixed(1);
     const x1 = x(i + 1).toFixed(1);
@@ -56,7 +56,7 @@ function seriesPath(sim, x, y) {
 
 /** The step of a simulation's peak (first op reaching it), or -1 when the start is the peak. */
 export function peakStep(sim) {
-  let best = sim.inputs_bytes;
+  let best = sim.inputsBytes;
   let at = -1;
   for (let i = 0; i < sim.during.length; i++) {
     if (sim.during[i] > best) {
@@ -78,7 +78,7 @@ export function drawChart(host, { series, lowerBound, inputsBytes, memoryLimit =
   const svg = el('svg', { class: 'po-chart-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' }, host);
   const n = Math.max(...series.map((s) => s.sim.during.length));
   svg.setAttribute('data-steps', String(n));
-  let max = Math.max(inputsBytes, lowerBound || 0, memoryLimit || 0, ...series.map((s) => s.sim.peak_bytes));
+  let max = Math.max(inputsBytes, lowerBound || 0, memoryLimit || 0, ...series.map((s) => s.sim.peakBytes));
   max = max > 0 ? max * 1.1 : 1;
   const pw = width - M.left - M.right;
   const ph = height - M.top - M.bottom;
@@ -136,7 +136,7 @@ export function drawChart(host, { series, lowerBound, inputsBytes, memoryLimit =
   const lines = el('g', { class: 'po-lines' }, svg);
   const marks = el('g', { class: 'po-marks' }, svg);
   for (const s of series) {
-    el('path', { d: seriesPath(s.sim, x, y), class: `po-series po-series-${s.key}`, 'data-peak': String(s.sim.peak_bytes) }, lines);
+    el('path', { d: seriesPath(s.sim, x, y), class: `po-series po-series-${s.key}`, 'data-peak': String(s.sim.peakBytes) }, lines);
   }
   // Peak markers last, so they sit on top: a dot, a drop line to the step axis and the value;
   // the full description (step, op) goes in the legend, so close peaks never collide.
@@ -144,12 +144,12 @@ export function drawChart(host, { series, lowerBound, inputsBytes, memoryLimit =
   for (const s of series) {
     const k = peakStep(s.sim);
     const px = k < 0 ? x(0) : x(k + 0.5);
-    const py = y(s.sim.peak_bytes);
+    const py = y(s.sim.peakBytes);
     const g = el('g', { class: `po-peak po-peak-${s.key}`, 'data-step': String(k) }, marks);
     el('line', { x1: px, x2: px, y1: py, y2: M.top + ph, class: 'po-peak-drop' }, g);
     el('circle', { cx: px, cy: py, r: 4.5 }, g);
     const label = el('text', { class: 'po-peak-label' }, g);
-    label.textContent = `${formatBytes(s.sim.peak_bytes)}`;
+    label.textContent = `${formatBytes(s.sim.peakBytes)}`;
     // Above the dot; moved right (or left near the edge) until clear of labels already placed.
     const wGuess = label.textContent.length * 7 + 6;
     let lx = px - wGuess / 2;

@@ -17,8 +17,10 @@
 // `fusion` is the wasm `fuse()` object (the `peakorder fuse --json` shape, docs/design.md §4) when
 // asked for, `regions` its memory-aware regions (outlined in the DAG); a graph fusion refuses
 // (e.g. no fusion meets the limit) still plans: the refusal is in `fusionError` {message, code}.
-// `program`/`planned` are simulations (docs/design.md §5 fields; `during`/`after` as Float64Array,
-// transferred, not copied; `steps` is dropped since the arrays carry the same numbers).
+// `program`/`planned` are simulations (docs/design.md §5 fields, camelCase as the npm API gives
+// them: docs/wasm.md "Names"; `during`/`after` as Float64Array, transferred, not copied; `steps`
+// is dropped since the arrays carry the same numbers). `plan`, `arena` and `fusion` have the npm
+// API's camelCase fields too; a given plan in the CLI's snake_case JSON is renamed to match.
 // The planned order may be a schedule (a plan with a memory limit runs some ops again,
 // docs/design.md §1 "Recomputation"): `stepRun[k]` is which run of its op step k is (2 and up
 // recompute), `firstStep[v]` the step of op v's first run, and `rank[v]` its place among the first
@@ -26,6 +28,7 @@
 
 import init, * as wasm from 'peakorder-wasm-web';
 import { initOnnx, importOnnx } from 'peakorder-wasm-web';
+import { fromCli } from '../../js/names.mjs';
 import { buildModel } from './model.js';
 import { layoutDag } from './layout.js';
 
@@ -48,22 +51,23 @@ async function doInit(bytes) {
 function simulation(graph, order) {
   const s = wasm.simulate(graph, order);
   return {
-    peak_bytes: s.peak_bytes,
-    inputs_bytes: s.inputs_bytes,
-    peak_step: s.peak_step,
-    live_at_peak: s.live_at_peak,
+    peakBytes: s.peakBytes,
+    inputsBytes: s.inputsBytes,
+    peakStep: s.peakStep,
+    liveAtPeak: s.liveAtPeak,
     during: Float64Array.from(s.during),
     after: Float64Array.from(s.after),
   };
 }
 
 /**
- * A given plan (the plan JSON, e.g. `peakorder plan --json`, or just an order or schedule of op
- * ids) as the view shows it: its own fields, with the peak and the inputs simulated here, so
- * that what is drawn is always the core's simulation of that order.
+ * A given plan (the plan JSON, e.g. `peakorder plan --json`'s snake_case or the npm `plan()`'s
+ * camelCase, or just an order or schedule of op ids) as the view shows it: its own fields
+ * (camelCase), with the peak and the inputs simulated here, so that what is drawn is always the
+ * core's simulation of that order.
  */
 function givenPlan(text, given) {
-  const fields = Array.isArray(given) ? {} : given;
+  const fields = Array.isArray(given) ? {} : fromCli(given);
   const order = Array.isArray(given) ? given : given && given.order;
   if (!Array.isArray(order)) {
     throw Object.assign(new Error('the plan must be an array of op ids or an object with an "order" array'), { code: 'invalid_argument' });
@@ -74,14 +78,14 @@ function givenPlan(text, given) {
   return {
     ...fields,
     order: [...order],
-    peak_bytes: s.peak_bytes,
-    inputs_bytes: s.inputs_bytes,
+    peakBytes: s.peakBytes,
+    inputsBytes: s.inputsBytes,
     // An order's bound holds for every order; a schedule's is the plan's own or none.
-    lower_bound_bytes: num(fields.lower_bound_bytes) ?? (new Set(order).size === order.length ? summary.lower_bound_bytes : null),
+    lowerBoundBytes: num(fields.lowerBoundBytes) ?? (new Set(order).size === order.length ? summary.lowerBoundBytes : null),
     optimal: fields.optimal === true,
     method: typeof fields.method === 'string' ? fields.method : 'given',
-    program_order_peak_bytes: summary.program_order_peak_bytes,
-    elapsed_ms: num(fields.elapsed_ms) ?? 0,
+    programOrderPeakBytes: summary.programOrderPeakBytes,
+    elapsedMs: num(fields.elapsedMs) ?? 0,
     given: true,
   };
 }
@@ -126,9 +130,9 @@ function analyze(text, options, fusion, given) {
   const t2 = performance.now();
   const { rank, firstStep, stepRun } = runsOf(model, plan.order);
   // A given schedule without its added cost: the sum of `cost` (default 1) over its repeated runs.
-  if (plan.given && typeof plan.added_cost !== 'number' && stepRun.some((k) => k > 1)) {
+  if (plan.given && typeof plan.addedCost !== 'number' && stepRun.some((k) => k > 1)) {
     const opIx = new Map(model.ops.map((o, v) => [o.id, v]));
-    plan.added_cost = plan.order.reduce((a, id, k) => a + (stepRun[k] > 1 ? graph.ops[opIx.get(id)].cost ?? 1 : 0), 0);
+    plan.addedCost = plan.order.reduce((a, id, k) => a + (stepRun[k] > 1 ? graph.ops[opIx.get(id)].cost ?? 1 : 0), 0);
   }
   const layout = layoutDag(model);
   const t3 = performance.now();

@@ -14,7 +14,7 @@ function scopeOf(o) {
 
 /**
  * Indexes a graph that the core has already validated; `st` is the wasm `storages(graph)`
- * object (per tensor, file order: bytes, root, pinned, users_start, users). Returns plain
+ * object (per tensor, file order: bytes, root, pinned, usersStart, users). Returns plain
  * arrays (it crosses the worker boundary by structured clone).
  */
 export function buildModel(g, st) {
@@ -51,7 +51,7 @@ export function buildModel(g, st) {
   });
   // The ops that keep each storage alive (its consumers and its views' consumers), from the
   // core: users[usersStart[t] .. usersStart[t + 1]] (typed arrays, moved to the page, not copied).
-  const usersStart = st.users_start;
+  const usersStart = st.usersStart;
   const users = st.users;
   // Op-to-op edges, one per (producer, consumer) pair, listing the tensors that flow along it.
   // The producer of a view also depends on the producer of the tensor it aliases (the core

@@ -44,7 +44,7 @@ function hash(s) {
 export function buildBands(model, order, sim) {
   const life = lifetimes(model, order);
   const n = order.length;
-  const peakStep = sim.peak_step === null || sim.peak_step === undefined ? -1 : sim.peak_step;
+  const peakStep = sim.peakStep === null || sim.peakStep === undefined ? -1 : sim.peakStep;
   const live = new Set(liveInstancesAt(model, life, peakStep));
   const T = model.tensors;
   const cand = [];
@@ -62,7 +62,7 @@ export function buildBands(model, order, sim) {
     cand.push({ kind: 'workspace', op: v, bytes: model.ops[v].workspace, start: k, end: k + 1, run: life.ws.run[j], live: k === peakStep, id: `workspace of ${model.ops[v].id}` });
   }
   // Own bands: everything at the peak, then the largest down to SMALL of the peak, up to MAX_BANDS.
-  const floor = sim.peak_bytes * SMALL;
+  const floor = sim.peakBytes * SMALL;
   const own = cand.filter((b) => b.live);
   const rest = cand.filter((b) => !b.live).sort((a, b) => b.bytes - a.bytes);
   let k = 0;
@@ -138,7 +138,7 @@ export function buildBands(model, order, sim) {
   });
   const atStart = merged.reduce((a, b) => a + (b.input ? b.bytes : 0), 0);
   return {
-    steps: n, peakStep, peakBytes: sim.peak_bytes, bands: own, other: { count: merged.length, bottom, height, atStart },
+    steps: n, peakStep, peakBytes: sim.peakBytes, bands: own, other: { count: merged.length, bottom, height, atStart },
     stepRun: life.stepRun, recomputeSteps,
   };
 }

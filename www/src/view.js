@@ -9,6 +9,7 @@ import { drawChart } from './chart.js';
 import { drawDag } from './dag.js';
 import { buildBands, drawTimeline } from './timeline.js';
 import { drawArena } from './arena.js';
+import { fromCli, toCli, result as withOldNames } from '../../js/names.mjs';
 import { buildGroups, defaultExpanded } from './groups.js';
 import { EXAMPLES } from './examples.js';
 import { Rows } from './rows.js';
@@ -40,6 +41,14 @@ function h(tag, attrs = {}, ...children) {
 function graphText(graph) {
   if (graph === null || graph === undefined) return null;
   return typeof graph === 'string' ? graph : JSON.stringify(graph);
+}
+
+/** The npm API's objects of a result (plan, simulations, arena, fusion: camelCase, docs/wasm.md
+ * "Names") with their deprecated snake_case names again, as `result()` returns them: the worker's
+ * messages carry only the camelCase fields. In place; returns `r`. */
+function oldNames(r) {
+  for (const k of ['plan', 'program', 'planned', 'arena', 'fusion']) if (r[k]) r[k] = withOldNames(r[k]);
+  return r;
 }
 
 const DEFAULTS = {
@@ -336,7 +345,7 @@ class View {
       const status = this.status.textContent;
       this.setStatus(`Fusing ${r.source}…`);
       try {
-        Object.assign(r, await planner().fuse(this.text, this.planOptions()));
+        Object.assign(r, oldNames(await planner().fuse(this.text, this.planOptions())));
       } finally {
         // A newer load owns the view now; it draws (and sets the state) itself.
         if (this.last === r) {
@@ -457,11 +466,12 @@ class View {
       r.timings.init_ms = t0 - tStart;
       r.timings.worker_ms = r.wall_ms;
       r.source = source;
+      oldNames(r);
       this.last = r;
       this.draw(r);
       this.root.dataset.state = 'ready';
-      const how = r.plan.given ? `the plan given${r.plan.method !== 'given' ? ` (${r.plan.method})` : ''}` : `planned with ${r.plan.method} in ${formatMs(r.plan.elapsed_ms)}`;
-      const limit = typeof r.plan.memory_limit_bytes === 'number' ? ` within ${formatBytes(r.plan.memory_limit_bytes)}` : '';
+      const how = r.plan.given ? `the plan given${r.plan.method !== 'given' ? ` (${r.plan.method})` : ''}` : `planned with ${r.plan.method} in ${formatMs(r.plan.elapsedMs)}`;
+      const limit = typeof r.plan.memoryLimitBytes === 'number' ? ` within ${formatBytes(r.plan.memoryLimitBytes)}` : '';
       this.setStatus(`${source}: ${plural(r.model.ops.length, 'op')}, ${plural(r.model.tensors.length, 'tensor')} · ${how}${limit} (planner ${info.version}, ${p.mode})`);
       // The toggle was pressed while this plan was on its way: fuse it now.
       if (this.opts.fuse && !r.fusion && !r.fusionError) await this.setFuse(true);
@@ -498,34 +508,34 @@ class View {
 
   drawSummary(r) {
     const { plan, program } = r;
-    const inputs = plan.inputs_bytes;
+    const inputs = plan.inputsBytes;
     const card = (title, value, sub, testid, cls = '') => h('div', { class: `po-card ${cls}` },
       h('div', { class: 'po-card-title' }, title),
       h('div', { class: 'po-card-value', 'data-testid': testid }, value),
       h('div', { class: 'po-card-sub', 'data-testid': `${testid}-sub` }, sub));
-    const progPeak = program ? program.peak_bytes : plan.program_order_peak_bytes;
-    const saved = progPeak != null ? progPeak - plan.peak_bytes : null;
-    const hasBound = typeof plan.lower_bound_bytes === 'number';
-    const gap = hasBound ? plan.peak_bytes - plan.lower_bound_bytes : null;
-    const limited = typeof plan.memory_limit_bytes === 'number';
+    const progPeak = program ? program.peakBytes : plan.programOrderPeakBytes;
+    const saved = progPeak != null ? progPeak - plan.peakBytes : null;
+    const hasBound = typeof plan.lowerBoundBytes === 'number';
+    const gap = hasBound ? plan.peakBytes - plan.lowerBoundBytes : null;
+    const limited = typeof plan.memoryLimitBytes === 'number';
     const reruns = r.stepRun ? r.stepRun.reduce((a, k) => a + (k > 1), 0) : 0;
     const optimalSub = limited
-      ? (plan.optimal ? 'the added cost is a proven minimum for this limit' : `added cost ${formatCost(plan.added_cost)}, lower bound ${formatCost(plan.added_cost_lower_bound)}`)
+      ? (plan.optimal ? 'the added cost is a proven minimum for this limit' : `added cost ${formatCost(plan.addedCost)}, lower bound ${formatCost(plan.addedCostLowerBound)}`)
       : plan.optimal ? 'planned peak is a proven minimum' : hasBound ? `gap to the lower bound: ${formatBytes(gap)}` : 'no lower bound given';
     this.summary.textContent = '';
     this.summary.append(
       card('Program order peak', progPeak != null ? formatBytes(progPeak) : 'n/a',
         progPeak != null ? `${formatDelta(progPeak - inputs)} above inputs` : (r.programError || 'the file order is not a valid order'),
         'program-peak', 'po-card-program'),
-      card(`Planned peak (${plan.method})`, formatBytes(plan.peak_bytes),
-        `${formatDelta(plan.peak_bytes - inputs)} above inputs${saved > 0 ? ` · saves ${formatBytes(saved)} (${((100 * saved) / progPeak).toFixed(0)}%)` : saved < 0 ? ` · ${formatBytes(-saved)} more than the program order` : ''}`,
+      card(`Planned peak (${plan.method})`, formatBytes(plan.peakBytes),
+        `${formatDelta(plan.peakBytes - inputs)} above inputs${saved > 0 ? ` · saves ${formatBytes(saved)} (${((100 * saved) / progPeak).toFixed(0)}%)` : saved < 0 ? ` · ${formatBytes(-saved)} more than the program order` : ''}`,
         'planned-peak', 'po-card-planned'),
-      card('Lower bound', hasBound ? formatBytes(plan.lower_bound_bytes) : 'n/a',
-        hasBound ? `${formatDelta(plan.lower_bound_bytes - inputs)} above inputs${limited || reruns ? ' (any schedule)' : ''}` : 'not given with the plan', 'lower-bound'),
+      card('Lower bound', hasBound ? formatBytes(plan.lowerBoundBytes) : 'n/a',
+        hasBound ? `${formatDelta(plan.lowerBoundBytes - inputs)} above inputs${limited || reruns ? ' (any schedule)' : ''}` : 'not given with the plan', 'lower-bound'),
       card('Optimal?', plan.optimal ? 'proven' : 'not proven', optimalSub,
         'optimal', plan.optimal ? 'po-card-good' : 'po-card-warn'),
       card('Inputs', formatBytes(inputs), 'memory at the start', 'inputs'),
-      card('Planning time', plan.given && !plan.elapsed_ms ? 'n/a' : formatMs(plan.elapsed_ms),
+      card('Planning time', plan.given && !plan.elapsedMs ? 'n/a' : formatMs(plan.elapsedMs),
         `${plural(r.model.ops.length, 'op')} · ${plan.given ? 'the plan was given' : `budget ${formatMs(Number(this.opts.budget_ms) || DEFAULTS.budget_ms)}`}`, 'planning-time'),
     );
     if (limited || reruns) this.summary.append(...this.recomputeCards(r, card, reruns));
@@ -537,19 +547,19 @@ class View {
     const { plan } = r;
     const cards = [];
     const ops = r.stepRun ? new Set(plan.order.filter((_, k) => r.stepRun[k] > 1)).size : 0;
-    if (typeof plan.memory_limit_bytes === 'number') {
-      const least = plan.least_limit_bytes;
-      const bound = plan.least_limit_lower_bound_bytes;
-      cards.push(card('Memory limit', formatBytes(plan.memory_limit_bytes),
-        `${formatBytes(plan.memory_limit_bytes - plan.peak_bytes)} to spare · least limit ${typeof least === 'number' ? formatBytes(least) : 'n/a'}`
-        + `${typeof bound === 'number' && bound !== least ? ` (none below ${formatBytes(bound)})` : ''}${plan.least_limit_op ? `, forced by ${plan.least_limit_op}` : ''}`,
+    if (typeof plan.memoryLimitBytes === 'number') {
+      const least = plan.leastLimitBytes;
+      const bound = plan.leastLimitLowerBoundBytes;
+      cards.push(card('Memory limit', formatBytes(plan.memoryLimitBytes),
+        `${formatBytes(plan.memoryLimitBytes - plan.peakBytes)} to spare · least limit ${typeof least === 'number' ? formatBytes(least) : 'n/a'}`
+        + `${typeof bound === 'number' && bound !== least ? ` (none below ${formatBytes(bound)})` : ''}${plan.leastLimitOp ? `, forced by ${plan.leastLimitOp}` : ''}`,
         'memory-limit', 'po-card-limit'));
     }
-    const added = typeof plan.added_cost === 'number' ? plan.added_cost : null;
-    const how = plan.recompute_method === 'order' ? 'an order fits: nothing recomputed'
-      : `${plural(reruns, 'run')} again of ${plural(ops, 'op')}${plan.recompute_method ? ` (${plan.recompute_method})` : ''}`;
+    const added = typeof plan.addedCost === 'number' ? plan.addedCost : null;
+    const how = plan.recomputeMethod === 'order' ? 'an order fits: nothing recomputed'
+      : `${plural(reruns, 'run')} again of ${plural(ops, 'op')}${plan.recomputeMethod ? ` (${plan.recomputeMethod})` : ''}`;
     cards.push(card('Added cost (recomputation)', added !== null ? formatCost(added) : `${plural(reruns, 'run')}`,
-      `${how}${typeof plan.added_cost_lower_bound === 'number' && plan.recompute_method !== 'order' ? ` · lower bound ${formatCost(plan.added_cost_lower_bound)}` : ''}`,
+      `${how}${typeof plan.addedCostLowerBound === 'number' && plan.recomputeMethod !== 'order' ? ` · lower bound ${formatCost(plan.addedCostLowerBound)}` : ''}`,
       'added-cost', 'po-card-recompute'));
     return cards;
   }
@@ -562,17 +572,17 @@ class View {
       return [card('Fusion', 'n/a', `${e.message}${e.code ? ` [${e.code}]` : ''}`, 'fused-kernels', 'po-card-fused po-card-warn')];
     }
     const b = f.baseline;
-    const limit = f.limit_bytes;
-    const over = (s) => (s.peak_after_bytes > limit
-      ? `${formatBytes(s.peak_after_bytes - limit)} over the limit`
-      : s.peak_after_bytes < limit ? `${formatBytes(limit - s.peak_after_bytes)} under the limit` : 'at the limit');
+    const limit = f.limitBytes;
+    const over = (s) => (s.peakAfterBytes > limit
+      ? `${formatBytes(s.peakAfterBytes - limit)} over the limit`
+      : s.peakAfterBytes < limit ? `${formatBytes(limit - s.peakAfterBytes)} under the limit` : 'at the limit');
     return [
-      card('Kernels: memory-aware fusion', `${f.ops_before} → ${f.ops_after}`,
-        `fused peak ${formatBytes(f.peak_after_bytes)} · ${over(f)} (${formatBytes(limit)})`,
+      card('Kernels: memory-aware fusion', `${f.opsBefore} → ${f.opsAfter}`,
+        `fused peak ${formatBytes(f.peakAfterBytes)} · ${over(f)} (${formatBytes(limit)})`,
         'fused-kernels', 'po-card-fused'),
-      card('Kernels: Thunder-style baseline', `${b.ops_before} → ${b.ops_after}`,
-        `peak ${formatBytes(b.peak_after_bytes)} · ${over(b)}`,
-        'baseline-kernels', `po-card-baseline${b.within_limit ? '' : ' po-card-over'}`),
+      card('Kernels: Thunder-style baseline', `${b.opsBefore} → ${b.opsAfter}`,
+        `peak ${formatBytes(b.peakAfterBytes)} · ${over(b)}`,
+        'baseline-kernels', `po-card-baseline${b.withinLimit ? '' : ' po-card-over'}`),
     ];
   }
 
@@ -586,11 +596,11 @@ class View {
     const recomputeSteps = this.recomputeSteps(r);
     series.push({ key: 'planned', label: 'planned', sim: r.planned, order: orderIds, recomputeSteps, runs: r.stepRun });
     const opIx = new Map(r.model.ops.map((o, v) => [o.id, v]));
-    const limit = typeof r.plan.memory_limit_bytes === 'number' ? r.plan.memory_limit_bytes : null;
+    const limit = typeof r.plan.memoryLimitBytes === 'number' ? r.plan.memoryLimitBytes : null;
     drawChart(this.chartHost, {
       series,
-      lowerBound: r.plan.lower_bound_bytes,
-      inputsBytes: r.plan.inputs_bytes,
+      lowerBound: r.plan.lowerBoundBytes,
+      inputsBytes: r.plan.inputsBytes,
       memoryLimit: limit,
       height: this.opts.chartHeight,
       width: this.width,
@@ -611,10 +621,10 @@ class View {
     this.legend.textContent = '';
     for (const s of series) {
       this.legend.append(h('span', { class: `po-key po-key-${s.key}` }),
-        h('span', {}, `${s.label} order: peak ${formatBytes(s.sim.peak_bytes)} ${s.describe}`));
+        h('span', {}, `${s.label} order: peak ${formatBytes(s.sim.peakBytes)} ${s.describe}`));
     }
     this.legend.append(h('span', { class: 'po-key po-key-inputs' }), 'inputs');
-    if (r.plan.lower_bound_bytes > r.plan.inputs_bytes) this.legend.append(h('span', { class: 'po-key po-key-bound' }), 'lower bound');
+    if (r.plan.lowerBoundBytes > r.plan.inputsBytes) this.legend.append(h('span', { class: 'po-key po-key-bound' }), 'lower bound');
     // Each key with its words, so that a line break never parts them.
     if (limit !== null) {
       this.legend.append(h('span', { class: 'po-nowrap' }, h('span', { class: 'po-key po-key-limit' }),
@@ -641,7 +651,7 @@ class View {
 
   /** The op running at the planned peak (an op index), or -1 when the peak is the start. */
   peakOp(r) {
-    const k = r.planned.peak_step;
+    const k = r.planned.peakStep;
     if (typeof k !== 'number' || k < 0) return -1;
     return this.opIndex(r).get(r.plan.order[k]) ?? -1;
   }
@@ -710,7 +720,7 @@ class View {
 
   liveAtPeak(r) {
     const tix = new Map(r.model.tensors.map((t, i) => [t.id, i]));
-    return (r.planned.live_at_peak || []).map((id) => tix.get(id)).filter((i) => i !== undefined);
+    return (r.planned.liveAtPeak || []).map((id) => tix.get(id)).filter((i) => i !== undefined);
   }
 
   drawLists(r) {
@@ -728,7 +738,7 @@ class View {
     const live = this.liveAtPeak(r).sort((a, b) => r.model.tensors[b].bytes - r.model.tensors[a].bytes);
     r.liveRow = new Map(live.map((t, i) => [t, i]));
     const total = live.reduce((a, t) => a + r.model.tensors[t].bytes, 0);
-    const k = r.planned.peak_step;
+    const k = r.planned.peakStep;
     this.liveTitle.textContent = `Live at the planned peak (${plural(live.length, 'tensor')}, ${formatBytes(total)}${typeof k === 'number' && k >= 0 && r.plan.order[k] ? `, while ${r.plan.order[k]} runs` : ', at the start'})`;
     this.liveRows.set(live.length, (i) => {
       const tensor = r.model.tensors[live[i]];
@@ -822,16 +832,18 @@ class View {
     this.applySelection();
   }
 
-  /** The arena: the `arena` option (a `peakorder layout --json` object), or the planner's layout. */
+  /** The arena: the `arena` option (a `peakorder layout --json` or npm `layout()` object), or the
+   * planner's layout. */
   drawArena(r) {
-    const layout = this.opts.arena || r.arena || null;
+    // A given layout may be the CLI's snake_case JSON or the npm layout()'s camelCase object.
+    const layout = this.opts.arena ? fromCli(this.opts.arena) : r.arena || null;
     this.arenaPanel.hidden = !layout;
     this.arena = null;
     if (!layout) return;
     const same = layout.order.length === r.plan.order.length && layout.order.every((id, k) => id === r.plan.order[k]);
-    this.arenaNote.textContent = `${formatBytes(layout.arena_bytes)} arena for ${plural(layout.buffers.length, 'buffer')} (${layout.method}${layout.align > 1 ? `, aligned to ${layout.align} B` : ''}): `
-      + `${layout.optimal ? 'proven optimal' : `lower bound ${formatBytes(layout.lower_bound_bytes)}`}; `
-      + `laid out for ${same ? 'the planned order' : `its own order of ${plural(layout.order.length, 'op')}`} (peak ${formatBytes(layout.peak_bytes)}).`;
+    this.arenaNote.textContent = `${formatBytes(layout.arenaBytes)} arena for ${plural(layout.buffers.length, 'buffer')} (${layout.method}${layout.align > 1 ? `, aligned to ${layout.align} B` : ''}): `
+      + `${layout.optimal ? 'proven optimal' : `lower bound ${formatBytes(layout.lowerBoundBytes)}`}; `
+      + `laid out for ${same ? 'the planned order' : `its own order of ${plural(layout.order.length, 'op')}`} (peak ${formatBytes(layout.peakBytes)}).`;
     const tix = this.tensorIndex(r);
     const opIx = this.opIndex(r);
     this.arena = drawArena(this.arenaHost, layout, {
@@ -1071,7 +1083,7 @@ class View {
       this.showTip(`<b>op ${escapeHtml(o.id)}</b>${table(rows)}`, ev);
     } else {
       const t = T[ix];
-      const live = new Set(r.planned.live_at_peak || []);
+      const live = new Set(r.planned.liveAtPeak || []);
       const rows = [
         ['size', `${formatBytes(t.bytes)}${t.bytes >= 512 ? ` (${count(t.bytes)} B)` : ''}`],
         ['shape', t.shape ? `${escapeHtml(JSON.stringify(t.shape))} ${escapeHtml(t.dtype)}` : '–'],
@@ -1108,7 +1120,9 @@ class View {
   download() {
     const r = this.last;
     if (!r) return;
-    const blob = new Blob([`${JSON.stringify(r.plan, null, 2)}\n`], { type: 'application/json' });
+    // A file: the CLI's plan JSON (docs/design.md §3, snake_case), which the CLI, Python and this
+    // view's `plan` option read back.
+    const blob = new Blob([`${JSON.stringify(toCli(r.plan), null, 2)}\n`], { type: 'application/json' });
     const a = h('a', { href: URL.createObjectURL(blob), download: 'plan.json' });
     document.body.append(a);
     a.click();

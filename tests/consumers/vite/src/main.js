@@ -10,7 +10,7 @@ try {
   const p = plan(graph, { budgetMs: 100 });
   const reordered = reorderOnnx(bytes, p);
   out.textContent = JSON.stringify({
-    ops: graph.ops.length, tensors: graph.tensors.length, peak: p.peak_bytes,
+    ops: graph.ops.length, tensors: graph.tensors.length, peak: p.peakBytes,
     order: p.order.length, sameLength: reordered.length === bytes.length,
   });
 } catch (e) {
