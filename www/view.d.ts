@@ -34,7 +34,7 @@ export interface ViewOptions {
    * an op again. The controls' "memory limit" box sets it. Default: none.
    */
   memory_limit_bytes?: number | string | null;
-  /** How the limit is met: "auto" (default), "exact", "revolve" or "evict". */
+  /** How the limit is met: "auto" (default), "exact", "revolve", "evict" or "repair". */
   recompute_method?: string | null;
   /**
    * A plan to show instead of planning: the plan object (the npm `plan()`'s, camelCase, or

@@ -61,7 +61,7 @@ function assertLimitedPlan(g, p, limit) {
   assert.ok(p.leastLimitBytes <= p.peakBytes);
   assert.ok(p.lowerBoundBytes <= p.peakBytes);
   assert.equal(p.lowerBoundBy, 'recompute');
-  assert.ok(['order', 'exact', 'revolve', 'evict'].includes(p.recomputeMethod), p.recomputeMethod);
+  assert.ok(['order', 'exact', 'revolve', 'evict', 'repair'].includes(p.recomputeMethod), p.recomputeMethod);
   if (p.recomputeMethod === 'order') {
     assert.equal(p.addedCost, 0);
     assert.deepEqual(p.runs, {});
@@ -183,7 +183,7 @@ test('a limit below the least limit is infeasible, with its numbers and the op o
 
 test('recomputeMethod: each of the core, only with a limit, names checked', () => {
   const g = keepOrRedo();
-  for (const m of ['auto', 'exact', 'revolve', 'evict']) {
+  for (const m of ['auto', 'exact', 'revolve', 'evict', 'repair']) {
     const p = po.plan(g, { memoryLimitBytes: 1000, recomputeMethod: m });
     assert.equal(p.recomputeMethod, 'order', 'an order that fits comes first');
     // Below the orders the method itself answers: a schedule, or why not.

@@ -69,7 +69,7 @@ export type MethodName =
   | "auto";
 
 /** How a memory limit is met (docs/design.md §3, `peakorder plan --recompute-method`). */
-export type RecomputeMethodName = "auto" | "exact" | "revolve" | "evict";
+export type RecomputeMethodName = "auto" | "exact" | "revolve" | "evict" | "repair";
 
 /** A byte count: a whole number of bytes, or text with a unit ("64MiB", "8GiB", "1.5GB"). */
 export type ByteCount = number | string;
@@ -156,7 +156,8 @@ export interface Plan {
   optimal: boolean;
   /** What proved it optimal: "liu", "search", "cut", "last-of-set", "first-of-set", "first-free", "either-side", "nested-set",
    * "join-free", "rewrite-set", "branching", "part" or
-   * "simple"; with a memory limit "order" (an order fits), "exact", "revolve" or "evict"; null
+   * "simple"; with a memory limit "order" (an order fits), "exact", "revolve", "evict" or
+   * "repair"; null
    * unless `optimal`. */
   proof: string | null;
   /** What gave `lowerBoundBytes` (the same names; "recompute" with a memory limit). */
@@ -167,9 +168,9 @@ export interface Plan {
   elapsedMs: number;
   /** The limit asked for. */
   memoryLimitBytes?: number;
-  /** What found the schedule: "order" (an order fits: nothing recomputed), "exact", "revolve" or
-   * "evict". */
-  recomputeMethod?: "order" | "exact" | "revolve" | "evict";
+  /** What found the schedule: "order" (an order fits: nothing recomputed), "exact", "revolve",
+   * "evict" or "repair". */
+  recomputeMethod?: "order" | "exact" | "revolve" | "evict" | "repair";
   /** The cost of the repeated runs: the sum of their ops' `cost`. */
   addedCost?: number;
   /** A proven lower bound on the added cost of every schedule within the limit. */
@@ -197,7 +198,7 @@ export interface Plan {
   /** @deprecated since issue #31: use `memoryLimitBytes` (read with a console warning, for one release). */
   memory_limit_bytes?: number;
   /** @deprecated since issue #31: use `recomputeMethod` (read with a console warning, for one release). */
-  recompute_method?: "order" | "exact" | "revolve" | "evict";
+  recompute_method?: "order" | "exact" | "revolve" | "evict" | "repair";
   /** @deprecated since issue #31: use `addedCost` (read with a console warning, for one release). */
   added_cost?: number;
   /** @deprecated since issue #31: use `addedCostLowerBound` (read with a console warning, for one release). */
