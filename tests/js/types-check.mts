@@ -103,12 +103,13 @@ async function main(): Promise<void> {
   // A memory limit (docs/design.md §3): bytes or text with a unit, and the plan's added fields.
   const costly: Graph = { tensors: [{ id: 'x', bytes: 1 }, { id: 'y', bytes: 1 }], ops: [{ id: 'f', inputs: ['x'], outputs: ['y'], cost: 2.5, recompute: false }] };
   const limited: Plan = plan(costly, { memoryLimitBytes: '64MiB', recomputeMethod: 'evict' });
+  plan(costly, { memoryLimitBytes: '64MiB', recomputeMethod: 'repair' });
   plan(costly, { memoryLimitBytes: 1 << 26 });
   const added: number | undefined = limited.addedCost;
   const runs: Record<string, number> | undefined = limited.runs;
   const least: number | undefined = limited.leastLimitBytes;
   const forcedBy: string | null | undefined = limited.leastLimitOp;
-  const by: 'order' | 'exact' | 'revolve' | 'evict' | undefined = limited.recomputeMethod;
+  const by: 'order' | 'exact' | 'revolve' | 'evict' | 'repair' | undefined = limited.recomputeMethod;
   const again: Simulation = simulate(costly, ['f', 'f']);
   console.log(added, runs, least, forcedBy, by, again.peakBytes, limited.addedCostLowerBound, limited.memoryLimitBytes);
   try {
