@@ -2,7 +2,7 @@
 //!
 //! 1. An in-forest that Liu's algorithm solves exactly ([`super::liu`]) gets Liu's order: optimal.
 //! 2. Otherwise the near-linear heuristics run ([`fallback_candidates`]: greedy,
-//!    Inductor's three, XLA's three, SP-ization, the program order), each after a look at the
+//!    Inductor's three, XLA's three, SP-ization, as late as possible, the program order), each after a look at the
 //!    clock, and the best order is the incumbent.
 //! 3. The proof search ([`crate::bounds::branching::Search`], one for every phase below, each
 //!    run going on where the last one ended) takes a share of the time: the whole-graph cut
@@ -35,7 +35,9 @@ use crate::bounds::{lower_bound, BoundKind};
 use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::order::exact::exact_search_above;
-use crate::order::{defer, greedy, inductor, liu, local_search, program, spize, xla, Ordering};
+use crate::order::{
+    alap, defer, greedy, inductor, liu, local_search, program, spize, xla, Ordering,
+};
 use crate::simulate::peak_of;
 use crate::OpIx;
 
@@ -93,8 +95,11 @@ const PASS_MS_PER_OP: f64 = 4e-5;
 /// the time left before `budget`'s deadline covers what the last one took (they all cost about
 /// the same), and the first one also when no program order exists: there is always an order.
 fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
-    let runs: [fn(&Graph) -> Vec<OpIx>; 8] = [
+    let runs: [fn(&Graph) -> Vec<OpIx>; 9] = [
         greedy::greedy_order,
+        // Second: where it wins it wins by far (remat'd steps), and under a tight clock the
+        // last heuristics are skipped.
+        alap::alap_order,
         inductor::lpmf_order,
         xla::list_order,
         inductor::bfs_order,
@@ -129,7 +134,7 @@ fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
 
 /// The near-linear heuristics' orders, as starting points for [`local_search::improve_best`]: greedy, the
 /// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
-/// and the program order when it is topological. Their best is never above `inductor`'s or
+/// the as-late-as-possible order, and the program order when it is topological. Their best is never above `inductor`'s or
 /// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.
 pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
     let mut c = vec![
@@ -141,6 +146,7 @@ pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
         ("xla-list", xla::list_order(g)),
         ("xla-dfs", xla::dfs_order(g)),
         ("xla-post-order", xla::post_order(g)),
+        ("alap", alap::alap_order(g)),
     ];
     if let Ok(p) = program::program_order(g) {
         c.push(("program", p));

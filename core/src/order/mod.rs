@@ -3,6 +3,7 @@
 //! One algorithm per module. Each returns a complete topological order; the planner re-checks
 //! it with the simulator before reporting it.
 
+pub mod alap;
 pub mod auto;
 pub mod defer;
 pub mod exact;
