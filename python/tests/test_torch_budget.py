@@ -22,10 +22,15 @@ MiB = 2**20
 needs_partitioner = pytest.mark.skipif(torch_version() < (2, 9), reason="custom_partitioner_fn: torch >= 2.9")
 
 # What Inductor's lowering may add above the plan on this step (fused kernels and extern-kernel
-# buffers the fx-level plan does not see; docs/pytorch.md): on torch 2.15 the least limit measured
-# 0.94 of its limit, on 2.9.1 1.154 (peakorder's horizontal-fusion veto does not take there; not
-# analyzed). The issue's acceptance is 2%: these bounds are what the code meets today, not the goal.
+# buffers the fx-level plan does not see; docs/pytorch.md): with Inductor's buffer reuse on, the
+# least limit measured 0.94 of its limit on torch 2.15 and 1.154 on 2.9.1; with it off (as
+# memory_limit sets it) 0.936 and 0.980. These bounds are older than that and wider than the
+# issue's 2%.
 INDUCTOR_SLACK = 1.08 if torch_version() >= (2, 15) else 1.17
+# The 4-block GPT at its least limit, where Inductor's buffer reuse held two 2 MiB buffers past
+# their last use: 1.139 of the limit with it, 0.897 without (torch 2.15; 0.889 on 2.9.1). The
+# acceptance's 2%.
+LEAST_SLACK = 1.02
 
 
 def joint_of(fn, *args):
@@ -81,6 +86,14 @@ def test_memory_preset_turns_layout_optimization_off_and_says_why():
     assert opts["layout_optimization"] is False
     assert any("channels-last" in line for line in opts.explain)
     assert pt.inductor_options(layout_optimization=True)["layout_optimization"] is True
+
+
+@needs_partitioner
+def test_memory_limit_turns_buffer_reuse_off_and_says_why():
+    opts = pt.inductor_options(memory_limit="min")
+    assert opts["allow_buffer_reuse"] is False
+    assert any(line.startswith("allow_buffer_reuse=False") for line in opts.explain)
+    assert "allow_buffer_reuse" not in pt.inductor_options()  # no limit: Inductor's own reuse
 
 
 def test_memory_limit_needs_torch_2_9(monkeypatch):
@@ -143,6 +156,17 @@ def test_inductor_gpt_gradients_where_unfused_reductions_went_wrong():
     r = tb.one("gpt", "ours:30290948")
     assert r["grads_ok"], r
     assert r["peak_bytes"] <= INDUCTOR_SLACK * 30290948, r
+
+
+@needs_partitioner
+def test_inductor_gpt_least_limit_within_two_percent():
+    """The 4-block GPT at its least limit: with Inductor's buffer reuse a backward buffer waited
+    for a same-sized allocation past its last use, and the step measured 1.139 of the limit
+    (peakorder/torch/_inductor.py, allow_buffer_reuse)."""
+    r = tb.one("gpt", "ours:min")
+    assert r["grads_ok"], r
+    assert r["planned_bytes"] <= r["limit_bytes"], r
+    assert r["peak_bytes"] <= LEAST_SLACK * r["limit_bytes"], r
 
 
 def test_infeasible_limit_names_the_least_and_leaves_the_graph():

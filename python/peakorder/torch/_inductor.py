@@ -56,6 +56,17 @@ class InductorOptions(dict):
         self.explain = []
 
 
+_REUSE_WHY = (
+    "allow_buffer_reuse=False: Inductor's wrapper keeps a buffer past its last use when a later "
+    "allocation of the same size can take it over, whenever its own peak estimate does not rise; "
+    "on a backward planned with recomputation those held buffers are what exceeded the plan (the "
+    "4-block GPT step of docs/pytorch.md at its least limit: two 2 MiB MLP buffers held across an "
+    "attention backward, 15.45 MiB measured against 13.57 planned; 12.17 without reuse). Freed at "
+    "their last use they are the plan's frees; in-place kernels (inplace_buffers) still write "
+    "into their inputs. Set opts['allow_buffer_reuse'] = True to trade that memory for fewer "
+    "allocations."
+)
+
 _LAYOUT_WHY = (
     "layout_optimization=False: Inductor's layout optimization makes channels-last copies of "
     "convolution weights and activations, and the forward saves them for the backward; on the "
@@ -79,7 +90,9 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
     limit below the least peak raises ``PeakorderError`` code ``infeasible`` at compile time.
 
     The memory preset: Inductor's layout optimization is off (``layout_optimization=True`` keeps
-    it); ``.explain`` on the returned dict says why. ``inductor_reorder=False`` also turns off
+    it), and with ``memory_limit`` so is its buffer reuse (``allow_buffer_reuse``: a buffer
+    waiting for a same-sized allocation outlives the plan's free); ``.explain`` on the returned
+    dict says why. ``inductor_reorder=False`` also turns off
     Inductor's ``reorder_for_peak_memory``, which may otherwise replace the order when one of
     its heuristics scores lower on its estimate. ``scheduler=True`` also plans Inductor's fused
     kernels with their real buffer sizes (``_post_fusion_custom_pass``, torch >= 2.8)."""
@@ -99,6 +112,8 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
         opts["custom_partitioner_fn"] = partitioner(memory_limit, plan_options)
         opts.explain.append(
             f"custom_partitioner_fn: peakorder decides what the forward saves within memory_limit={memory_limit!r}")
+        opts["allow_buffer_reuse"] = False
+        opts.explain.append(_REUSE_WHY)
     if not inductor_reorder:
         opts["reorder_for_peak_memory"] = False
         opts.explain.append("reorder_for_peak_memory=False: Inductor keeps peakorder's order")
