@@ -36,8 +36,14 @@ pub fn find_schedule(
             }
             o => take(o, "revolve"),
         },
-        RecomputeMethod::Evict => take(along_both(g, order, limit, budget, evict), "evict"),
-        RecomputeMethod::Repair => take(along_both(g, order, limit, budget, repair), "repair"),
+        RecomputeMethod::Evict => take(
+            along_both(g, order, limit, budget, recompute::evict::plan),
+            "evict",
+        ),
+        RecomputeMethod::Repair => take(
+            along_both(g, order, limit, budget, recompute::repair::plan),
+            "repair",
+        ),
         RecomputeMethod::Exact => match recompute::exact::search(g, limit, budget) {
             Outcome::Unknown => large_best(g, order, limit, budget),
             o => take(o, "exact"),
@@ -63,14 +69,6 @@ pub fn find_schedule(
 
 /// A large-graph method: a schedule within `limit` along `order`.
 type Along = fn(&Graph, &[OpIx], u64, &Budget) -> Outcome;
-
-fn evict(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
-    recompute::evict::plan(g, order, limit, budget)
-}
-
-fn repair(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
-    recompute::repair::plan(g, order, limit, budget)
-}
 
 /// The cheaper of two outcomes (the first on ties).
 fn cheaper(a: Outcome, b: Outcome) -> Outcome {
@@ -107,11 +105,11 @@ fn large_best(
         order,
         limit,
         &budget.share(0.3, budget.max_states),
-        repair,
+        recompute::repair::plan,
     );
     let evicted = match &repaired {
         Outcome::Found(f) if f.added_cost == 0.0 => Outcome::Unknown,
-        _ => along_both(g, order, limit, budget, evict),
+        _ => along_both(g, order, limit, budget, recompute::evict::plan),
     };
     match (repaired, evicted) {
         (Outcome::Found(r), Outcome::Found(e)) if e.added_cost < r.added_cost => Some((e, "evict")),
