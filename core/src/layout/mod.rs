@@ -31,6 +31,7 @@ pub mod peak_split;
 pub mod problem;
 pub mod reorder;
 pub mod repack;
+pub mod rounds;
 pub mod skyline;
 pub mod solve;
 pub mod stacked;

@@ -200,6 +200,16 @@ impl Sections {
     }
 }
 
+/// Highest buffer top.
+pub fn height(bufs: &[Buffer], offsets: &[u64]) -> u64 {
+    bufs.iter()
+        .zip(offsets)
+        .filter(|(b, _)| b.size > 0)
+        .map(|(b, &o)| o + b.size)
+        .max()
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,14 +12,14 @@
 //! it keeps a quarter of what is left for local improvement ([`super::hill_climb`]) of the
 //! leaves the search could not settle. With a capacity, the search stops at the first layout within it.
 //! Without one, on problems of up to 1,000 buffers, `auto` descends ([`descend`], issue 32): the
-//! decision question at the bound first (half the budget), then the portfolio (60% of what
-//! is left), then decision questions a quarter of the gap down from the best arena.
+//! decision questions at the bound and at a target walking down from the greedy arena, in turns
+//! by time (80% of the budget, [`super::rounds`]), then the portfolio with the rest.
 //!
 //! The single heuristics (`size`, `duration`, `conflicts`, `area`, `online`) run on the whole
 //! problem as their authors describe them, with no decomposition: they are the baselines.
 
 use super::best_fit::{self, Rank};
-use super::canonical::{Nodes, Outcome, Solver};
+use super::canonical::{Nodes, Solver};
 use super::check::{check, Conflict};
 use super::decompose::decompose;
 use super::hill_climb;
@@ -28,8 +28,10 @@ use super::options::LayoutMethod;
 use super::overlaps::Overlaps;
 use super::peak_first;
 use super::peak_split;
+pub use super::problem::height;
 use super::problem::{peak_live, Buffer, Problem};
 use super::repack;
+use super::rounds::{arena_of, seed, Group, Search};
 use super::skyline::{self, Variant};
 use super::stacked;
 use crate::budget::Budget;
@@ -38,11 +40,12 @@ use crate::error::Error;
 /// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
 pub const MAX_PAIRS: usize = 4_000_000;
-/// Share of the time left (without a capacity, after the bound's question) for the
-/// portfolio, before the decision search's descent ([`descend`]).
-const DESCENT_FIRST_SHARE: f64 = 0.6;
-/// Share of `auto`'s budget (without a capacity) for the descent's first question, the bound.
-const DESCENT_BOUND_SHARE: f64 = 0.5;
+/// Share of `auto`'s budget (without a capacity, up to [`DESCENT_MAX_BUFFERS`]) for the
+/// decision search's descent ([`descend`]), before the portfolio. At 0.6 MiniMalloc's D missed
+/// 1,048,576 in one of two runs at a load of 6.6 (1,060,864); at 0.8 it fit in both, and of the
+/// real graphs of up to 1,000 buffers only etree-grid3d-5x5x5-nd came out worse (1.0054 of its
+/// peak against 1.0019; docs/layout.md).
+const DESCENT_SHARE: f64 = 0.8;
 /// Problems of more buffers than this keep the portfolio's whole budget (no descent).
 const DESCENT_MAX_BUFFERS: usize = 1_000;
 /// Share of `auto`'s budget for the iterated skyline greedy, before the exact search.
@@ -114,7 +117,8 @@ pub fn solve(
     let (offsets, mut bound, nodes) = match method {
         LayoutMethod::Auto if capacity.is_none() => descend(bufs, lower, budget),
         LayoutMethod::Auto | LayoutMethod::Exact => {
-            let (off, bound, nodes) = by_groups(bufs, method, capacity, budget);
+            let ask = capacity.map_or(Ask::Least, Ask::Within);
+            let (off, bound, nodes) = by_groups(bufs, method, ask, budget);
             (off, bound.max(lower), nodes)
         }
         LayoutMethod::Online => (online::place(bufs).0, lower, 0),
@@ -162,56 +166,35 @@ pub fn solve(
 }
 
 /// `auto` without a capacity, on problems of up to [`DESCENT_MAX_BUFFERS`] buffers: the
-/// search's decision question (as `--capacity` asks it: unseeded, no skyline) at the bound
-/// first, within [`DESCENT_BOUND_SHARE`] of the budget; where it is not reached, the portfolio
-/// within [`DESCENT_FIRST_SHARE`] of the time left, then the decision question at targets
-/// a quarter of the way from the best arena down to the highest target not reached, each within half of the
-/// time left. The best layout found is kept, and every proof of the decision search raises the
-/// bound. Without it, MiniMalloc's instance D came out at 1,051,648 to 1,115,136 bytes in 1 s
-/// while `--capacity 1048576` fits it in 0.12 s: the portfolio's search, seeded from the
+/// search's decision questions (as `--capacity` asks them: unseeded, no skyline) at the bound
+/// and at a target descending from the greedy arena, asked in turns at each node limit
+/// ([`Search`]'s `descend`), within [`DESCENT_SHARE`] of the budget; where the bound is not
+/// reached, the portfolio with the time left, the better layout kept. Every proof of the search
+/// raises the bound. Before, MiniMalloc's instance D came out at 1,051,648 to 1,115,136 bytes in
+/// 1 s while `--capacity 1048576` fits it in 0.12 s: the portfolio's search, seeded from the
 /// greedy layouts and asked for the bound (986,112) first, gets lost where a looser question
-/// is decided at once. Larger problems (the training steps' thousands of buffers) keep the
+/// is decided at once; and asking the bound alone first (half the budget) left D and J too
+/// little time to walk down. Larger problems (the training steps' thousands of buffers) keep the
 /// portfolio's whole budget, which is what they were measured with (docs/layout.md).
 fn descend(bufs: &[Buffer], lower: u64, budget: &Budget) -> (Vec<u64>, u64, u64) {
     if bufs.len() > DESCENT_MAX_BUFFERS {
-        let (off, bound, nodes) = by_groups(bufs, LayoutMethod::Auto, None, budget);
+        let (off, bound, nodes) = by_groups(bufs, LayoutMethod::Auto, Ask::Least, budget);
         return (off, bound.max(lower), nodes);
     }
-    let ask = |target: u64, fraction: f64, used: u64| {
-        let mut part = budget.share(fraction, budget.max_states.saturating_sub(used));
-        part.progress = None;
-        by_groups(bufs, LayoutMethod::Auto, Some(target), &part)
-    };
-    let (mut off, b, mut nodes) = ask(lower, DESCENT_BOUND_SHARE, 0);
+    let mut part = budget.share(DESCENT_SHARE, budget.max_states);
+    part.progress = None;
+    let (mut off, b, mut nodes) = by_groups(bufs, LayoutMethod::Auto, Ask::Descend, &part);
     let mut bound = b.max(lower);
-    let mut best = height(bufs, &off);
-    if best <= bound || budget.expired() {
+    let best = height(bufs, &off);
+    if best <= bound || budget.expired() || nodes >= budget.max_states {
         return (off, bound, nodes);
     }
-    let first = budget.share(DESCENT_FIRST_SHARE, budget.max_states.saturating_sub(nodes));
-    let (o, b, n) = by_groups(bufs, LayoutMethod::Auto, None, &first);
+    let rest = budget.share(1.0, budget.max_states - nodes);
+    let (o, b, n) = by_groups(bufs, LayoutMethod::Auto, Ask::Least, &rest);
     nodes += n;
     bound = bound.max(b);
-    let h = height(bufs, &o);
-    if h < best {
-        (off, best) = (o, h);
-    }
-    // Every target up to `missed` was proven out of reach or not reached in its time.
-    let mut missed = bound;
-    while best > bound && best - missed > 1 && !budget.expired() && nodes < budget.max_states {
-        // A quarter of the gap down: the easier question first (a target near the bound
-        // that no layout fits takes its whole time to not decide).
-        let target = best - (best - missed).div_ceil(4);
-        let (o, b, n) = ask(target, 0.5, nodes);
-        nodes += n;
-        bound = bound.max(b.min(target + 1));
-        let h = height(bufs, &o);
-        if h < best {
-            (off, best) = (o, h);
-        }
-        if h > target {
-            missed = missed.max(target);
-        }
+    if height(bufs, &o) < best {
+        off = o;
     }
     (off, bound, nodes)
 }
@@ -222,16 +205,6 @@ fn describe(c: Conflict) -> String {
         Conflict::Outside { a } => format!("buffer #{a} ends above the arena"),
         Conflict::Misaligned { a } => format!("buffer #{a} is misaligned"),
     }
-}
-
-/// Highest buffer top.
-pub fn height(bufs: &[Buffer], offsets: &[u64]) -> u64 {
-    bufs.iter()
-        .zip(offsets)
-        .filter(|(b, _)| b.size > 0)
-        .map(|(b, &o)| o + b.size)
-        .max()
-        .unwrap_or(0)
 }
 
 /// A best-fit placement order and what it gives: (order, (offsets, height)).
@@ -254,30 +227,16 @@ fn best_ranked(bufs: &[Buffer], overlaps: &Overlaps, budget: &Budget) -> Ranked 
     best.unwrap_or_default()
 }
 
-/// One independent group and its best layout so far.
-struct Group {
-    base: u64,
-    members: Vec<u32>,
-    bufs: Vec<Buffer>,
-    overlaps: Option<Overlaps>,
-    /// The best-fit order behind `off`, when a best-fit order gave the best layout.
-    order: Option<Vec<u32>>,
-    off: Vec<u64>,
-    height: u64,
-    /// Proven lower bound on this group's height.
-    bound: u64,
-    /// The exact search may run here (overlap graph and section memberships within limits).
-    searchable: bool,
-    /// The best skyline variant, where the skyline ran.
-    sky: Option<Variant>,
-    /// The best staircase start ([`stacked`]) and its variant, where one ran.
-    stair: Option<(Variant, Vec<u32>)>,
-}
-
-impl Group {
-    fn top(&self) -> u64 {
-        self.base + self.height
-    }
+/// What [`by_groups`] is asked for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Ask {
+    /// The least arena: the portfolio, then the search (seeded), then local improvement.
+    Least,
+    /// Any layout within this arena (`--capacity`, MiniMalloc's decision question).
+    Within(u64),
+    /// The search's decision questions only, the target descending from the greedy arena
+    /// ([`Search`]'s `descend`).
+    Descend,
 }
 
 /// `auto` / `exact`: decomposition, portfolio, then the exact search. Returns (offsets, proven
@@ -285,9 +244,16 @@ impl Group {
 fn by_groups(
     bufs: &[Buffer],
     method: LayoutMethod,
-    capacity: Option<u64>,
+    ask: Ask,
     budget: &Budget,
 ) -> (Vec<u64>, u64, u64) {
+    let capacity = match ask {
+        Ask::Within(c) => Some(c),
+        Ask::Least | Ask::Descend => None,
+    };
+    // The portfolio's phases (peak split, seeds, skyline, local improvement) run only when the
+    // least arena is asked; the decision questions go straight to the search.
+    let least = ask == Ask::Least;
     let forest = decompose(bufs);
     let mut offsets = vec![0u64; bufs.len()];
     for &(i, o) in &forest.stacked {
@@ -306,11 +272,7 @@ fn by_groups(
             // peak where the whole problem's greedies (a third of a second and more there) do not.
             // Not with a capacity: there the search's decision question is asked (MiniMalloc's
             // instances), and the split's time would only delay it.
-            if h > bound
-                && capacity.is_none()
-                && local.len() >= SKYLINE_MIN_BUFFERS
-                && !budget.expired()
-            {
+            if h > bound && least && local.len() >= SKYLINE_MIN_BUFFERS && !budget.expired() {
                 if let Some(placed) = split_start(&local, bound, budget) {
                     if placed.1 < h {
                         (off, h) = placed;
@@ -440,11 +402,11 @@ fn by_groups(
     // Without a capacity, every search starts from the best layout known (a seeded preorder,
     // tried first). With one (MiniMalloc's decision question) the greedy layouts are far above
     // it and the seed only costs nodes: instance K took 1.9 s with it, 0.2 s without.
-    let seeded = capacity.is_none();
+    let seeded = least;
     if seeded && !budget.expired() {
         seed(&groups, &mut solvers);
     }
-    if method == LayoutMethod::Auto && capacity.is_none() {
+    if method == LayoutMethod::Auto && least {
         let pre = budget.share(PRE_SEARCH_SHARE, budget.max_states);
         search.run(&mut groups, &solvers, &pre, Some(PRE_SEARCH_SCALE));
     }
@@ -452,12 +414,11 @@ fn by_groups(
     // split evenly between them (`auto` without a capacity only: `exact` gives the search all
     // its time, and a capacity asks the search's decision question, which on MiniMalloc's
     // instances it answers far better than the greedy).
-    if method == LayoutMethod::Auto && capacity.is_none() {
+    if method == LayoutMethod::Auto && least {
         let todo: Vec<usize> = (0..groups.len())
             .filter(|&k| {
                 let g = &groups[k];
-                let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
-                g.height > goal && g.sky.is_some() && g.bufs.len() >= SKYLINE_MIN_BUFFERS
+                g.height > g.bound && g.sky.is_some() && g.bufs.len() >= SKYLINE_MIN_BUFFERS
             })
             .collect();
         // Hill climbing from a best-fit order gets more of the time than the skyline alone: on
@@ -490,8 +451,7 @@ fn by_groups(
                 }
             }
             let rounds = budget.max_states.min(SKYLINE_ROUNDS);
-            // With a capacity, a layout within it is enough.
-            let goal = capacity.map_or(g.bound, |c| c.saturating_sub(g.base).max(g.bound));
+            let goal = g.bound;
             // The best greedy start is often not the best start for the iterated greedy: a few
             // starts (the best variant and those that won most often on the real graphs of
             // docs/layout.md) share the time evenly.
@@ -557,9 +517,9 @@ fn by_groups(
     if seeded && !budget.expired() {
         seed(&groups, &mut solvers);
     }
-    // `auto` leaves a quarter of the remaining time to local improvement.
+    // `auto` leaves a quarter of the remaining time to local improvement (none after a descent).
     let search_deadline = match (method, budget.deadline_ms) {
-        (LayoutMethod::Auto, Some(d)) => {
+        (LayoutMethod::Auto, Some(d)) if ask != Ask::Descend => {
             let now = budget.clock.now_ms();
             Some(now + (d - now).max(0.0) * 0.75)
         }
@@ -573,9 +533,14 @@ fn by_groups(
         cancel: budget.cancel,
         progress: None,
     };
-    search.run(&mut groups, &solvers, &search_budget, None);
+    if ask == Ask::Descend {
+        search.descend(&mut groups, &solvers, grain(bufs), &search_budget);
+    } else {
+        search.run(&mut groups, &solvers, &search_budget, None);
+    }
     // Local improvement of the groups that still reach above the bound.
     if method == LayoutMethod::Auto
+        && ask != Ask::Descend
         && capacity.map_or(true, |c| arena_of(&groups, forest.stacked_top) > c)
     {
         let goal = capacity.unwrap_or(lo).max(lo);
@@ -625,136 +590,15 @@ fn by_groups(
     (offsets, lo, nodes.used)
 }
 
-/// The exact search's state across its phases: rounds of a doubling node limit. Each round asks
-/// the groups above a target whether they fit it: first the bound (real graphs nearly always fit
-/// there), then a looser target (the capacity, or halfway to the best arena), so that one hard
-/// question does not take all the time while an easier one would have improved the arena.
-struct Search<'s> {
-    stacked_top: u64,
-    capacity: Option<u64>,
-    /// Every arena below it is proven impossible.
-    lo: &'s mut u64,
-    nodes: &'s mut Nodes,
-    /// The node limit of the next round, per buffer of the group.
-    scale: u64,
-    max_states: u64,
-}
-
-impl Search<'_> {
-    /// Runs rounds until the arena reaches the bound, the budget is spent, nothing is left to
-    /// decide, or (with `max_scale`) the node limit would grow beyond `max_scale` per buffer.
-    fn run(
-        &mut self,
-        groups: &mut [Group],
-        solvers: &[Option<Solver>],
-        budget: &Budget,
-        max_scale: Option<u64>,
-    ) {
-        'rounds: loop {
-            if budget.expired() {
-                break;
-            }
-            let mut decided_any = false;
-            // A search hit its node limit: a higher one may decide it.
-            let mut open = false;
-            for pick in 0..2 {
-                let arena = arena_of(groups, self.stacked_top);
-                let target = match (self.capacity, pick) {
-                    (Some(c), _) if arena <= c => break 'rounds,
-                    (None, _) if arena <= *self.lo => break 'rounds,
-                    (_, 0) => *self.lo,
-                    (Some(c), _) => c,
-                    (None, _) => *self.lo + (arena - 1 - *self.lo) / 2,
-                };
-                if pick == 1 && target == *self.lo {
-                    continue;
-                }
-                // With a capacity, the bound gets only the first two (cheap) rounds: when it is
-                // easy it is found at once and is optimal; when it is not, the capacity is the
-                // question asked.
-                if pick == 0 && self.capacity.is_some_and(|c| c > *self.lo) && self.scale > 4 {
-                    continue;
-                }
-                if target < self.stacked_top {
-                    // A stacked buffer alone reaches above the target: no layout fits it.
-                    *self.lo = (*self.lo).max(target + 1);
-                    decided_any = true;
-                    continue;
-                }
-                for (k, g) in groups.iter_mut().enumerate() {
-                    if g.top() <= target {
-                        continue;
-                    }
-                    if target < g.base + g.bound {
-                        *self.lo = (*self.lo).max(target + 1);
-                        decided_any = true;
-                        break;
-                    }
-                    let Some(solver) = &solvers[k] else {
-                        // Too large to search: the target stays open.
-                        break;
-                    };
-                    let limit = self.scale.saturating_mul(g.bufs.len() as u64);
-                    match solver.round(target - g.base, limit, budget, self.nodes) {
-                        Outcome::Found(off) => {
-                            g.height = height(&g.bufs, &off);
-                            g.off = off;
-                            g.order = None;
-                            decided_any = true;
-                        }
-                        Outcome::Infeasible => {
-                            g.bound = g.bound.max(target - g.base + 1);
-                            *self.lo = (*self.lo).max(target + 1);
-                            decided_any = true;
-                            break;
-                        }
-                        Outcome::Limit => {
-                            open = true;
-                            break;
-                        }
-                        Outcome::Stopped => break 'rounds,
-                    }
-                }
-            }
-            if self.capacity.is_some_and(|c| *self.lo > c)
-                || budget.expired()
-                || self.nodes.used >= self.max_states
-            {
-                // The capacity is proven out of reach, or the budget is spent.
-                break;
-            }
-            if !decided_any {
-                if !open {
-                    // Nothing left the search can answer (the groups above are too large).
-                    break;
-                }
-                if max_scale.is_some_and(|m| self.scale >= m) {
-                    break;
-                }
-                self.scale = self.scale.saturating_mul(2);
-            }
+/// The gcd of the sizes (1 where there are none): every canonical arena is a multiple of it.
+fn grain(bufs: &[Buffer]) -> u64 {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
         }
-    }
-}
-
-/// Seeds the exact search of each group above its bound with the group's best layout so far.
-fn seed(groups: &[Group], solvers: &mut [Option<Solver>]) {
-    for (g, s) in groups.iter().zip(solvers.iter_mut()) {
-        if let (Some(s), Some(ov)) = (s.as_mut(), &g.overlaps) {
-            if g.height > g.bound {
-                s.seed(&g.bufs, ov, &g.off);
-            }
-        }
-    }
-}
-
-fn arena_of(groups: &[Group], stacked_top: u64) -> u64 {
-    groups
-        .iter()
-        .map(Group::top)
-        .max()
-        .unwrap_or(0)
-        .max(stacked_top)
+        a
+    };
+    bufs.iter().fold(0, |g, b| gcd(g, b.size)).max(1)
 }
 
 /// The buffers by offset in `off` (then by birth): a best-fit order near the layout `off`.
