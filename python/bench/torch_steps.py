@@ -157,7 +157,8 @@ class FxStep:
 
 def compile_options(mode: str) -> Dict[str, Any]:
     """torch.compile options of a mode: ``default``, ``ours`` (inductor_options()), ``ours+sched``
-    (with the scheduler pass); ``-nolayout`` also turns off Inductor's conv layout optimization."""
+    (with the scheduler pass); ``-nolayout`` also turns off Inductor's conv layout optimization,
+    ``-noreuse`` its wrapper's buffer reuse (``allow_buffer_reuse=False``)."""
     base, _, extra = mode.partition("-")
     opts: Dict[str, Any] = {
         "default": {},
@@ -166,6 +167,8 @@ def compile_options(mode: str) -> Dict[str, Any]:
     }[base]
     if extra == "nolayout":
         opts = {**opts, "layout_optimization": False}
+    elif extra == "noreuse":
+        opts = {**opts, "allow_buffer_reuse": False}
     elif extra:
         raise ValueError(f"unknown mode {mode!r}")
     return opts
