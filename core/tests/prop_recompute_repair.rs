@@ -39,7 +39,19 @@ fn check_at(
     limit: u64,
     brute: Option<&Brute>,
 ) -> Result<bool, TestCaseError> {
-    match repair::plan(g, order, limit, &budget()) {
+    // The wide variant (more candidates per repair) obeys the same rules.
+    check_with(repair::plan_wide, g, order, limit, brute)?;
+    check_with(repair::plan, g, order, limit, brute)
+}
+
+fn check_with(
+    plan: fn(&Graph, &[OpIx], u64, &Budget) -> Outcome,
+    g: &Graph,
+    order: &[OpIx],
+    limit: u64,
+    brute: Option<&Brute>,
+) -> Result<bool, TestCaseError> {
+    match plan(g, order, limit, &budget()) {
         Outcome::Found(f) => {
             let s = simulate_schedule(g, &f.schedule)
                 .map_err(|e| TestCaseError::fail(format!("invalid schedule: {e}")))?;

@@ -93,7 +93,8 @@ fn along_both(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget, method: Al
 
 /// `auto` on a large graph: peak repair first (it adds single recomputations where they save
 /// most, and is quick where the limit is shallow), then eviction in the time left (it reaches
-/// deep limits repair cannot); the cheaper schedule, named by the method that found it.
+/// deep limits repair cannot), then repair again with more candidates per step in whatever
+/// time is left after that; the cheapest schedule, named by the method that found it.
 fn large_best(
     g: &Graph,
     order: &[OpIx],
@@ -111,11 +112,24 @@ fn large_best(
         Outcome::Found(f) if f.added_cost == 0.0 => Outcome::Unknown,
         _ => along_both(g, order, limit, budget, recompute::evict::plan),
     };
-    match (repaired, evicted) {
+    let best = match (repaired, evicted) {
         (Outcome::Found(r), Outcome::Found(e)) if e.added_cost < r.added_cost => Some((e, "evict")),
         (Outcome::Found(r), _) => Some((r, "repair")),
         (_, Outcome::Found(e)) => Some((e, "evict")),
         _ => None,
+    };
+    if best.as_ref().is_some_and(|(f, _)| f.added_cost == 0.0) || budget.expired() {
+        return best;
+    }
+    match along_both(g, order, limit, budget, recompute::repair::plan_wide) {
+        Outcome::Found(w)
+            if best
+                .as_ref()
+                .map_or(true, |(b, _)| w.added_cost < b.added_cost) =>
+        {
+            Some((w, "repair"))
+        }
+        _ => best,
     }
 }
 
