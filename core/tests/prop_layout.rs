@@ -540,3 +540,23 @@ fn minimalloc_loose_instances_fit_without_a_capacity() {
         naive_valid(&bufs, &l.offsets_ix, l.arena_bytes, 1).unwrap();
     }
 }
+
+/// The same with no clock at all (a budget of states alone): the two questions are balanced by
+/// nodes, so the descending target still gets its turns.
+#[test]
+fn minimalloc_loose_instances_fit_without_a_capacity_or_a_clock() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/minimalloc");
+    for name in ['D', 'J'] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.1048576.csv"))).unwrap();
+        let iv = csv::parse(&text).unwrap();
+        let opts = LayoutOptions {
+            budget_ms: None,
+            max_states: 400_000,
+            ..LayoutOptions::default()
+        };
+        let l = layout_intervals(&iv, &opts, &NoClock, &Hooks::default()).unwrap();
+        assert!(l.arena_bytes <= 1_048_576, "{name}: arena {}", l.arena_bytes);
+        let bufs: Vec<Buffer> = iv.buffers.clone();
+        naive_valid(&bufs, &l.offsets_ix, l.arena_bytes, 1).unwrap();
+    }
+}

@@ -157,7 +157,9 @@ impl Search<'_> {
         // Every canonical layout's arena is a sum of sizes, so a multiple of their gcd: a
         // target between two multiples asks the same question as the lower one.
         let mut scale = [self.scale, DESCENT_SCALE];
+        // Time per question; nodes where the clock does not move (a budget of states alone).
         let mut spent = [0.0f64; 2];
+        let mut nodes_spent = [0u64; 2];
         let mut bound_open = true;
         let mut target: Option<u64> = None;
         while !budget.expired() && self.nodes.used < self.max_states {
@@ -169,11 +171,17 @@ impl Search<'_> {
                 .filter(|&t| t < arena && t >= *self.lo)
                 .unwrap_or_else(|| down(arena - (arena - *self.lo).div_ceil(4)).max(*self.lo));
             target = Some(t);
-            let q = usize::from(!bound_open || spent[1] < spent[0]);
+            let behind = if spent[0] + spent[1] > 0.0 {
+                spent[1] < spent[0]
+            } else {
+                nodes_spent[1] < nodes_spent[0]
+            };
+            let q = usize::from(!bound_open || behind);
             let goal = if q == 0 { *self.lo } else { t };
-            let start = budget.clock.now_ms();
+            let (start, before) = (budget.clock.now_ms(), self.nodes.used);
             let (asked, _) = self.ask(groups, solvers, goal, scale[q], budget);
-            spent[q] += budget.clock.now_ms() - start;
+            spent[q] += (budget.clock.now_ms() - start).max(0.0);
+            nodes_spent[q] += self.nodes.used - before;
             match asked {
                 Asked::Fit | Asked::Infeasible => target = None,
                 Asked::Limit if q == 0 => scale[0] = scale[0].saturating_mul(2),
