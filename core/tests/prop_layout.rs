@@ -555,7 +555,11 @@ fn minimalloc_loose_instances_fit_without_a_capacity_or_a_clock() {
             ..LayoutOptions::default()
         };
         let l = layout_intervals(&iv, &opts, &NoClock, &Hooks::default()).unwrap();
-        assert!(l.arena_bytes <= 1_048_576, "{name}: arena {}", l.arena_bytes);
+        assert!(
+            l.arena_bytes <= 1_048_576,
+            "{name}: arena {}",
+            l.arena_bytes
+        );
         let bufs: Vec<Buffer> = iv.buffers.clone();
         naive_valid(&bufs, &l.offsets_ix, l.arena_bytes, 1).unwrap();
     }
