@@ -43,8 +43,9 @@ impl Csr {
         Csr { offsets, data }
     }
 
-    /// The values of row `i`.
-    #[inline]
+    /// The values of row `i`. Always inlined: the wasm build (opt-level "z") otherwise keeps it
+    /// a call, and it is the inner step of every simulation and network build.
+    #[inline(always)]
     pub fn row(&self, i: u32) -> &[u32] {
         let i = i as usize;
         &self.data[self.offsets[i]..self.offsets[i + 1]]

@@ -10,6 +10,7 @@
 //! A view can only exist once its storage does, so the producer of a view is ordered after the
 //! producer of the tensor it aliases even when it does not list that tensor as an input.
 
+use crate::sort::CompactSort;
 use std::collections::HashMap;
 
 use crate::id_index::IdIndex;
@@ -188,7 +189,7 @@ impl Graph {
         let n_ops = ops.len();
         let preds = Csr::from_pairs(n_ops, &dep_pairs);
         let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
-        rev.sort_unstable();
+        rev.sort_unstable_compact();
         let succs = Csr::from_pairs(n_ops, &rev);
 
         let MemoryModel {
@@ -512,7 +513,7 @@ fn validate(spec: GraphSpec) -> Result<Validated, Error> {
             }
         }
     }
-    dep_pairs.sort_unstable();
+    dep_pairs.sort_unstable_compact();
     dep_pairs.dedup();
     check_acyclic(&ops, &dep_pairs)?;
     Ok(Validated {
@@ -575,11 +576,11 @@ fn derive_memory(
             }
         }
     }
-    read_pairs.sort_unstable();
+    read_pairs.sort_unstable_compact();
     read_pairs.dedup();
     let reads = Csr::from_pairs(n_ops, &read_pairs);
     let mut user_pairs: Vec<(u32, u32)> = read_pairs.iter().map(|&(v, s)| (s, v)).collect();
-    user_pairs.sort_unstable();
+    user_pairs.sort_unstable_compact();
     let users = Csr::from_pairs(n_tensors, &user_pairs);
     let creates = Csr::from_rows(ops.iter().map(|op| {
         op.outputs

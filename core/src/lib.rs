@@ -33,6 +33,7 @@ pub mod recompute;
 #[doc(hidden)]
 pub mod referee;
 pub mod simulate;
+mod sort;
 pub mod units;
 
 pub use bounds::lower_bound;

@@ -38,6 +38,7 @@ mod pairs;
 mod repair;
 mod root_bounds;
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::rc::Rc;
@@ -537,7 +538,7 @@ impl<'g> Search<'g> {
                         c.node.bound
                     };
                 }
-                b.sort_unstable();
+                b.sort_unstable_compact();
                 (b[0], b[1])
             };
             // Only the one other pair: retrying with the children's pairs too cost more than it

@@ -16,6 +16,7 @@
 //!   next cheap bound reaches that least (it is then the least) or the least is at or under the
 //!   floor (the set cannot beat it).
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use crate::graph::Graph;
@@ -149,7 +150,7 @@ pub fn scan<C: Clone>(
         }
     }
     let mut by_upper: Vec<usize> = (0..cands.len()).collect();
-    by_upper.sort_by_key(|&k| Reverse(cand_upper[k]));
+    by_upper.sort_by_key_compact(|&k| Reverse(cand_upper[k]));
     let mut best = Scanned {
         bytes: floor,
         by: None,

@@ -151,11 +151,16 @@ impl CutNetwork {
                 users: (a, users.len() as u32),
             });
         }
-        let edges = (0..n as OpIx)
-            .flat_map(|u| g.preds(u).iter().map(move |&p| (p, u)))
-            .chain(arcs.iter().copied());
-        let (pred_start, preds) = csr(n, edges.clone().map(|(a, b)| (b, a)));
-        let (succ_start, succs) = csr(n, edges);
+        // The arcs listed once, in a flat array: the two tables below walk them four times,
+        // and a chain of nested iterators that the wasm build does not inline cost more than
+        // the flows on a training step's proof (docs/wasm.md "Speed").
+        let mut edges = Vec::with_capacity(n + arcs.len());
+        for u in 0..n as OpIx {
+            edges.extend(g.preds(u).iter().map(|&p| (p, u)));
+        }
+        edges.extend_from_slice(arcs);
+        let (pred_start, preds) = csr(n, edges.iter().map(|&(a, b)| (b, a)));
+        let (succ_start, succs) = csr(n, edges.iter().copied());
         CutNetwork {
             storages,
             users,

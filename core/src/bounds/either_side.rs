@@ -26,6 +26,7 @@
 //! best usually shows it cannot.
 
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::cases::{least_case, scan, Case, Scanned};
@@ -77,7 +78,7 @@ const MAX_OPS: usize = 128;
 pub fn candidate_splits(g: &Graph, net: &CutNetwork, stop: &dyn Fn() -> bool) -> Vec<Split> {
     let n = g.num_ops();
     let mut ops: Vec<OpIx> = (0..n as OpIx).collect();
-    ops.sort_by_key(|&v| std::cmp::Reverse(own_memory(g, v)));
+    ops.sort_by_key_compact(|&v| std::cmp::Reverse(own_memory(g, v)));
     let mut out: Vec<Split> = Vec::new();
     let mut shared: Vec<(usize, u32)> = Vec::new();
     let mut t: Vec<OpIx> = Vec::new();
@@ -99,7 +100,7 @@ pub fn candidate_splits(g: &Graph, net: &CutNetwork, stop: &dyn Fn() -> bool) ->
             continue;
         }
         tried += 1;
-        shared.sort_unstable();
+        shared.sort_unstable_compact();
         ordered_with(n, net, m, &mut seen, &mut stack);
         t.clear();
         let mut k = 2usize;
@@ -116,7 +117,7 @@ pub fn candidate_splits(g: &Graph, net: &CutNetwork, stop: &dyn Fn() -> bool) ->
                 );
                 next += 1;
             }
-            t.sort_unstable();
+            t.sort_unstable_compact();
             t.dedup();
             if t.len() > MAX_OTHERS {
                 break;
@@ -213,7 +214,7 @@ pub fn either_side_bound(
         let others = &s.others[..];
         let mut alts: Vec<usize> = (0..2 * others.len()).collect();
         let op_of = |i: usize| if i % 2 == 0 { s.op } else { others[i / 2] };
-        alts.sort_by_key(|&i| upper[op_of(i) as usize]);
+        alts.sort_by_key_compact(|&i| upper[op_of(i) as usize]);
         let fill = |i: usize, before: &mut Vec<OpIx>, after: &mut Vec<OpIx>| {
             let (x, b, a) = alternative(s.side, s.op, others, i);
             before.extend(b);

@@ -22,6 +22,7 @@
 //! beat it).
 
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::cases::{free_candidates, frees_another, least_free, live_network, Hint};
@@ -137,7 +138,7 @@ pub fn freeable_inputs(g: &Graph) -> Vec<u32> {
         .input_storages()
         .filter(|&s| g.size(s) > 0 && !g.pinned(s) && !g.users(s).is_empty())
         .collect();
-    ins.sort_by_key(|&s| (std::cmp::Reverse(g.size(s)), s));
+    ins.sort_by_key_compact(|&s| (std::cmp::Reverse(g.size(s)), s));
     ins
 }
 
@@ -164,7 +165,7 @@ pub fn first_free_of(
         return Some((floor, None));
     }
     let mut cands = free_candidates(g, g, &net, b, &live, |_| false);
-    cands.sort_unstable();
+    cands.sort_unstable_compact();
     let (mut seen, mut stack) = (Vec::new(), Vec::new());
     let before_of = |x: OpIx, s: u32, before: &mut Vec<OpIx>| {
         before.extend(g.users(s).iter().copied().filter(|&y| y != x));
@@ -265,7 +266,7 @@ fn second_part(
             cands.push((net.constant_during(g, x2), x2, s2));
         }
     }
-    cands.sort_unstable();
+    cands.sort_unstable_compact();
     let (mut seen, mut stack) = (Vec::new(), Vec::new());
     let before_of = |x2: OpIx, s2: u32, before: &mut Vec<OpIx>| {
         before.extend(r1.iter().copied());

@@ -31,6 +31,7 @@
 
 use crate::format::{GraphSpec, OpSpec, TensorSpec};
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::cases::{free_candidates, frees_another, least_free, live_network};
@@ -81,7 +82,7 @@ pub fn join_storages(g: &Graph, z: OpIx, anc: &[bool], desc: &[bool]) -> Vec<u32
         })
         .filter(|&s| g.users(s).iter().any(|&u| desc[u as usize]))
         .collect();
-    out.sort_by_key(|&s| (std::cmp::Reverse(g.size(s)), s));
+    out.sort_by_key_compact(|&s| (std::cmp::Reverse(g.size(s)), s));
     out
 }
 
@@ -197,7 +198,7 @@ impl Join {
         // The candidates' cheap bound: the constant (B included), the op's own memory and what
         // else it reads.
         let mut cands = free_candidates(g, h, &net, b, &live, |x| x == z || self.anc[x as usize]);
-        cands.sort_unstable();
+        cands.sort_unstable_compact();
         let (mut seen, mut stack) = (Vec::new(), Vec::new());
         let before_of = |x: OpIx, s: u32, before: &mut Vec<OpIx>| {
             before.extend(g.users(s).iter().copied().filter(|&y| y != x));

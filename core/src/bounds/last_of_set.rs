@@ -28,6 +28,7 @@
 //! stays at or under the best ends the set.
 
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::cases::{least_case, scan, Case, Hint, Scanned};
@@ -83,7 +84,7 @@ pub fn candidate_sets_until(
     let mut sets: Vec<OpSet> = Vec::new();
     let mut add = |end: End, ops: &[OpIx]| {
         let mut ops = ops.to_vec();
-        ops.sort_unstable();
+        ops.sort_unstable_compact();
         ops.dedup();
         if ops.len() >= 2 {
             sets.push(OpSet { end, ops });
@@ -166,7 +167,7 @@ pub fn candidate_sets_until(
     // of those, and the bound is the same. (Not by `kind`: planners ignore it, docs/design.md.)
     // Each group costs a pass over the graph: the heaviest (by output bytes) only.
     let mut kinds = alike_groups(g, net, false);
-    kinds.sort_by_key(|k| {
+    kinds.sort_by_key_compact(|k| {
         std::cmp::Reverse(k.iter().map(|&v| g.alloc(v)).fold(0, u64::saturating_add))
     });
     kinds.truncate(MAX_ALIKE_GROUPS);
@@ -211,7 +212,7 @@ pub fn candidate_sets_until(
             .map(|&v| g.alloc(v))
             .fold(0, u64::saturating_add)
     };
-    sets.sort_by_key(|s| std::cmp::Reverse(weight(s)));
+    sets.sort_by_key_compact(|s| std::cmp::Reverse(weight(s)));
     (sets, complete)
 }
 
@@ -236,7 +237,7 @@ pub fn alike_groups(g: &Graph, net: &CutNetwork, coarse: bool) -> Vec<Vec<OpIx>>
         .into_values()
         .filter(|k| k.len() >= 2 && k.len() < n)
         .collect();
-    groups.sort_unstable();
+    groups.sort_unstable_compact();
     groups
 }
 
@@ -335,7 +336,7 @@ pub fn last_of_set_bound_from(
             x
         };
         let mut by_op: Vec<usize> = (0..s.ops.len()).collect();
-        by_op.sort_by_key(|&i| upper[s.ops[i] as usize]);
+        by_op.sort_by_key_compact(|&i| upper[s.ops[i] as usize]);
         // Resumed: the ops done before count with their values.
         let (mut done, mut least, mut least_hint) = (Vec::new(), u64::MAX, None);
         if memo.partial.as_ref().is_some_and(|p| p.0 == *s) {

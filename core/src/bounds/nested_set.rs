@@ -16,6 +16,7 @@
 //! ancestors (descendants), the ends only. It refines one set, the one that gave the first-of-set (last-of-set) bound.
 
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::cut::CutNetwork;
@@ -112,7 +113,7 @@ pub fn nested_set_bound(
             })
             .filter(|(_, inner)| inner.len() >= 2)
             .collect();
-        within.sort_by_key(|(w, _)| std::cmp::Reverse(*w));
+        within.sort_by_key_compact(|(w, _)| std::cmp::Reverse(*w));
         for (_, inner) in within.into_iter().take(MAX_GROUPS) {
             if value >= cap {
                 break;

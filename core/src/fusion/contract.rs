@@ -11,6 +11,7 @@
 //! The result is built as a [`GraphSpec`] and validated again by [`Graph::from_spec`], so a fused
 //! graph obeys exactly the rules of a graph read from a file.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -36,7 +37,7 @@ pub struct Contracted {
 /// The id a region gets: its members' ids, in file order, joined with `+`.
 pub fn region_name(g: &Graph, members: &[OpIx]) -> String {
     let mut sorted = members.to_vec();
-    sorted.sort_unstable();
+    sorted.sort_unstable_compact();
     let ids: Vec<&str> = sorted
         .iter()
         .map(|&v| g.ops()[v as usize].id.as_str())
@@ -63,7 +64,7 @@ pub(crate) fn block_order(
             }
         }
     }
-    edges.sort_unstable();
+    edges.sort_unstable_compact();
     edges.dedup();
     let mut indeg = vec![0u32; n_blocks];
     let mut start = vec![0usize; n_blocks + 1];

@@ -16,6 +16,7 @@
 //! first, then neighbours in the unfused plan's order), keeping each merge whose fused graph
 //! still plans within the limit, until a full pass merges nothing or the budget runs out.
 
+use crate::sort::CompactSort;
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
@@ -328,7 +329,7 @@ fn summary(g: &Graph, c: Candidate, peak_before: u64, limit: u64) -> FusedGraph 
         .filter(|m| m.len() > 1)
         .collect();
     for r in &mut regions_ix {
-        r.sort_unstable();
+        r.sort_unstable_compact();
     }
     FusedGraph {
         regions: regions_ix.iter().map(|r| g.op_ids(r)).collect(),
@@ -468,7 +469,7 @@ impl Search<'_, '_> {
                 break;
             }
         }
-        all.sort_by_key(|a| std::cmp::Reverse(a.0));
+        all.sort_by_key_compact(|a| std::cmp::Reverse(a.0));
         let floor = if incumbent.evaluated.peak <= limit {
             merges(&incumbent.regions)
         } else {
@@ -583,10 +584,10 @@ impl Search<'_, '_> {
         if touched.is_empty() {
             return Ok(false);
         }
-        touched.sort_unstable();
+        touched.sort_unstable_compact();
         touched.dedup();
         for &a in &touched {
-            new_members[a as usize].sort_unstable();
+            new_members[a as usize].sort_unstable_compact();
         }
         let regions: Vec<Vec<OpIx>> = new_members
             .iter()
@@ -631,7 +632,7 @@ impl Search<'_, '_> {
                 }
             }
         }
-        vertical.sort_unstable();
+        vertical.sort_unstable_compact();
         let vertical: Vec<Pair> = vertical.into_iter().map(|(_, p, v)| (p, v)).collect();
         let mut horizontal: Vec<Pair> = Vec::new();
         let mut by_tag: BTreeMap<&str, Vec<(u64, u32)>> = BTreeMap::new();
@@ -646,7 +647,7 @@ impl Search<'_, '_> {
             }
         }
         for blocks in by_tag.values_mut() {
-            blocks.sort_unstable();
+            blocks.sort_unstable_compact();
             for i in 0..blocks.len() {
                 for j in i + 1..blocks.len().min(i + 1 + HORIZONTAL_WINDOW) {
                     let (a, b) = (blocks[i].1, blocks[j].1);

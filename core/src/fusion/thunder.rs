@@ -11,6 +11,7 @@
 //!
 //! Nothing here looks at memory; that is the point of the baseline.
 
+use crate::sort::CompactSort;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use crate::graph::Graph;
@@ -139,11 +140,11 @@ pub fn thunder_regions(g: &Graph) -> Vec<Vec<OpIx>> {
         .zip(alive)
         .filter(|(m, a)| *a && m.len() > 1)
         .map(|(mut m, _)| {
-            m.sort_unstable();
+            m.sort_unstable_compact();
             m
         })
         .collect();
-    regions.sort_unstable();
+    regions.sort_unstable_compact();
     regions
 }
 

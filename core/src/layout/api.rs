@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::graph::Graph;
 use crate::plan::Hooks;
 use crate::simulate::peak_of;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 /// Lays out `g` run in `order`: an order, or a schedule in which an op may run more than once
@@ -192,7 +193,7 @@ pub(crate) fn layout_within(
             (key, row)
         })
         .collect();
-    keyed.sort_by_key(|(k, _)| *k);
+    keyed.sort_by_key_compact(|(k, _)| *k);
     let buffers: Vec<BufferRow> = keyed.into_iter().map(|(_, r)| r).collect();
     Ok(Layout {
         arena_bytes: placed.arena,

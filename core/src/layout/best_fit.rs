@@ -8,6 +8,7 @@
 //! Each buffer, in turn, looks at the already placed buffers it overlaps in time, and takes the
 //! smallest gap between them that fits it (the lowest such gap on ties), or goes on top of them.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use super::overlaps::Overlaps;
@@ -33,9 +34,13 @@ pub fn ranked(bufs: &[Buffer], overlaps: &Overlaps, rank: Rank) -> Vec<u32> {
     let size = |i: u32| bufs[i as usize].size;
     let lower = |i: u32| bufs[i as usize].lower;
     match rank {
-        Rank::Size => order.sort_by_key(|&i| (Reverse(size(i)), Reverse(dur(i)), lower(i), i)),
-        Rank::Duration => order.sort_by_key(|&i| (Reverse(dur(i)), Reverse(size(i)), lower(i), i)),
-        Rank::Conflicts => order.sort_by_key(|&i| {
+        Rank::Size => {
+            order.sort_by_key_compact(|&i| (Reverse(size(i)), Reverse(dur(i)), lower(i), i))
+        }
+        Rank::Duration => {
+            order.sort_by_key_compact(|&i| (Reverse(dur(i)), Reverse(size(i)), lower(i), i))
+        }
+        Rank::Conflicts => order.sort_by_key_compact(|&i| {
             (
                 Reverse(overlaps.degree(i as usize)),
                 Reverse(size(i)),
@@ -43,7 +48,7 @@ pub fn ranked(bufs: &[Buffer], overlaps: &Overlaps, rank: Rank) -> Vec<u32> {
                 i,
             )
         }),
-        Rank::Area => order.sort_by_key(|&i| {
+        Rank::Area => order.sort_by_key_compact(|&i| {
             (
                 Reverse(size(i) as u128 * dur(i) as u128),
                 Reverse(size(i)),
@@ -94,7 +99,7 @@ pub fn place_into(
                 .filter(|&&x| off[x as usize] != UNPLACED && bufs[x as usize].size > 0)
                 .map(|&x| (off[x as usize], off[x as usize] + bufs[x as usize].size)),
         );
-        taken.sort_unstable();
+        taken.sort_unstable_compact();
         let mut top = 0u64;
         let mut best: Option<(u64, u64)> = None; // (gap, offset)
         for &(start, end) in &taken {

@@ -6,6 +6,7 @@
 //! A sweep over time keeps the live buffers in a map by offset; since live buffers never overlap,
 //! a new one only needs comparing with its two neighbours: O(n log n).
 
+use crate::sort::CompactSort;
 use std::collections::BTreeMap;
 
 use super::problem::{align_up, Buffer};
@@ -56,7 +57,7 @@ pub fn check(buffers: &[Buffer], offsets: &[u64], arena: u64, align: u64) -> Res
         }
     }
     // Ends before starts at the same time: a buffer may reuse bytes freed at its start.
-    events.sort_unstable();
+    events.sort_unstable_compact();
     let mut live: BTreeMap<u64, usize> = BTreeMap::new();
     for (t, start, i) in events {
         let off = offsets[i];

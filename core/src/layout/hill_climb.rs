@@ -10,6 +10,7 @@ use super::best_fit;
 use super::overlaps::Overlaps;
 use super::problem::Buffer;
 use crate::budget::Budget;
+use crate::sort::CompactSort;
 
 /// Improves `(order, offsets, height)` until `stop_at` is reached or the budget ends.
 pub fn improve(
@@ -64,7 +65,7 @@ pub fn improve_around(
                 .filter(|&b| bufs[b].size > 0 && cur[b] + bufs[b].size == cur_h)
                 .collect();
             // By index, so that the choice does not depend on the order.
-            tops.sort_unstable();
+            tops.sort_unstable_compact();
             if tops.is_empty() {
                 break;
             }

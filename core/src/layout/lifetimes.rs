@@ -17,6 +17,7 @@
 use super::problem::Buffer;
 use crate::graph::Graph;
 use crate::recompute::schedule::frees_of;
+use crate::sort::CompactSort;
 use crate::{OpIx, TensorIx};
 
 /// What a buffer holds. In a schedule, a storage or an op's workspace may have several buffers
@@ -75,7 +76,7 @@ pub fn lifetimes(g: &Graph, schedule: &[OpIx]) -> (Vec<Buffer>, Vec<Slot>) {
             instances.push((s as TensorIx, lower, end));
         }
     }
-    instances.sort_unstable();
+    instances.sort_unstable_compact();
     for (s, lower, upper) in instances {
         let size = g.size(s);
         if size == 0 {

@@ -7,6 +7,7 @@
 //! It needs no overlap graph: O(n log n) on any input, so it is the layout that is always
 //! available, however large the graph.
 
+use crate::sort::CompactSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::problem::Buffer;
@@ -22,7 +23,7 @@ pub fn place(bufs: &[Buffer]) -> (Vec<u64>, u64) {
             events.push((b.upper, 0, std::cmp::Reverse(b.size), i as u32));
         }
     }
-    events.sort_unstable();
+    events.sort_unstable_compact();
     let mut off = vec![0u64; bufs.len()];
     let mut free = FreeList::default();
     for (_, kind, _, i) in events {

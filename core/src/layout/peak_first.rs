@@ -14,6 +14,7 @@
 use super::best_fit::{self, Rank};
 use super::overlaps::Overlaps;
 use super::problem::Buffer;
+use crate::sort::CompactSort;
 
 /// The first and the last step of peak live bytes (equal when there is one): `None` when no
 /// buffer has bytes.
@@ -24,7 +25,7 @@ pub fn peak_steps(bufs: &[Buffer]) -> Option<(u64, u64)> {
         ev.push((b.lower, true, b.size));
         ev.push((b.upper, false, b.size));
     }
-    ev.sort_unstable();
+    ev.sort_unstable_compact();
     let (mut live, mut peak) = (0u128, 0u128);
     let (mut first, mut last) = (None, None);
     let mut k = 0;
@@ -71,7 +72,7 @@ pub fn stack_at(bufs: &[Buffer], t: u64, stack: Stack) -> Vec<u32> {
     let mut first: Vec<u32> = (0..bufs.len() as u32)
         .filter(|&i| live_at(&bufs[i as usize], t))
         .collect();
-    first.sort_by_key(|&i| {
+    first.sort_by_key_compact(|&i| {
         let b = &bufs[i as usize];
         let (l, late) = (b.lower, u64::MAX - b.upper);
         match stack {

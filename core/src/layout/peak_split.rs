@@ -22,6 +22,7 @@ use super::problem::Buffer;
 use super::skyline::{self, Variant};
 use super::stacked;
 use crate::budget::Budget;
+use crate::sort::CompactSort;
 
 /// The skyline variants tried on the staircase side, the first of [`skyline::VARIANTS`]: on the
 /// training steps of docs/layout.md the first fits where any does; the split runs before the
@@ -157,7 +158,7 @@ pub fn place(
                         .collect(),
                     None => {
                         let mut o: Vec<u32> = (fixed as u32..local.len() as u32).collect();
-                        o.sort_by_key(|&p| {
+                        o.sort_by_key_compact(|&p| {
                             let b = &local[p as usize];
                             if before {
                                 (u64::MAX - b.upper, b.lower, p)
@@ -310,7 +311,7 @@ pub fn anchored_next(bufs: &[Buffer], first: &[u32], t: u64) -> (Vec<u32>, Vec<u
             b.size > 0 && b.lower == t + 1
         })
         .collect();
-    born.sort_by_key(|&i| (u64::MAX - bufs[i as usize].upper, i));
+    born.sort_by_key_compact(|&i| (u64::MAX - bufs[i as usize].upper, i));
     let (mut ids, mut offs) = (Vec::new(), Vec::new());
     let mut at = top - freed;
     for i in born {

@@ -8,6 +8,7 @@
 //! height a solver forms is at most that sum, so later arithmetic needs no checks.
 
 use crate::error::Error;
+use crate::sort::CompactSort;
 
 /// One buffer: `size` bytes live during `[lower, upper)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +124,7 @@ pub fn peak_live(buffers: &[Buffer], subset: Vec<u32>) -> u64 {
         }
     }
     // `false < true`: ends sort before starts at the same time.
-    events.sort_unstable();
+    events.sort_unstable_compact();
     let (mut live, mut peak) = (0u64, 0u64);
     for (_, start, size) in events {
         if start {
@@ -156,7 +157,7 @@ impl Sections {
             times.push(buffers[i as usize].lower);
             times.push(buffers[i as usize].upper);
         }
-        times.sort_unstable();
+        times.sort_unstable_compact();
         times.dedup();
         let at = |t: u64| times.binary_search(&t).unwrap_or(0) as u32;
         let lo = subset
@@ -181,7 +182,7 @@ impl Sections {
     /// section ranges meet. `times` are the end times (section `k` ends at `times[k]`).
     pub fn cliques(buffers: &[Buffer], subset: &[u32]) -> Sections {
         let mut times: Vec<u64> = subset.iter().map(|&i| buffers[i as usize].upper).collect();
-        times.sort_unstable();
+        times.sort_unstable_compact();
         times.dedup();
         let lo = subset
             .iter()

@@ -13,6 +13,7 @@ use super::hill_climb::SplitMix;
 use super::overlaps::Overlaps;
 use super::problem::Buffer;
 use crate::budget::Budget;
+use crate::sort::CompactSort;
 
 /// Most rounds (it also stops at the budget's deadline).
 pub const MAX_ROUNDS: u64 = 100_000;
@@ -60,7 +61,7 @@ pub fn improve(
             bufs[x as usize].size > 0 && off[x as usize] + bufs[x as usize].size > floor
         }));
         let key = rng.below(3);
-        freed.sort_by_key(|&x| {
+        freed.sort_by_key_compact(|&x| {
             let b = &bufs[x as usize];
             let (d, s) = ((b.upper - b.lower) as u128, b.size as u128);
             std::cmp::Reverse(match key {

@@ -36,6 +36,7 @@ use super::skyline::{self, Variant};
 use super::stacked;
 use crate::budget::Budget;
 use crate::error::Error;
+use crate::sort::CompactSort;
 
 /// Most overlapping pairs a group may have for the overlap-graph methods (best fit, exact
 /// search); beyond it only the O(n log n) allocation-order best fit runs on that group.
@@ -604,7 +605,7 @@ fn grain(bufs: &[Buffer]) -> u64 {
 /// The buffers by offset in `off` (then by birth): a best-fit order near the layout `off`.
 fn by_offset(bufs: &[Buffer], off: &[u64]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
-    order.sort_by_key(|&i| (off[i as usize], bufs[i as usize].lower, i));
+    order.sort_by_key_compact(|&i| (off[i as usize], bufs[i as usize].lower, i));
     order
 }
 

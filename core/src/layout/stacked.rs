@@ -11,6 +11,7 @@
 
 use super::problem::Buffer;
 use super::skyline::{self, Variant};
+use crate::sort::CompactSort;
 
 /// Which end the stacked buffers share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +42,7 @@ pub fn stack(bufs: &[Buffer], end: End) -> Option<Vec<u32>> {
         return None;
     }
     // Longest first (ties: larger first), so each lifetime lies inside the one before it.
-    stack.sort_by_key(|&i| {
+    stack.sort_by_key_compact(|&i| {
         let b = &bufs[i as usize];
         (
             std::cmp::Reverse(b.upper - b.lower),

@@ -39,6 +39,7 @@ use crate::order::{
     alap, defer, greedy, inductor, liu, local_search, program, spize, xla, Ordering,
 };
 use crate::simulate::peak_of;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 /// The part of an epoch's time left that the proof search may use, then the part of what is
@@ -165,7 +166,7 @@ fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<(u64, Vec<O
         .filter(|o| g.check_order(o).is_ok())
         .map(|o| (peak_of(g, &o), o))
         .collect();
-    c.sort_by_key(|x| x.0);
+    c.sort_by_key_compact(|x| x.0);
     c
 }
 

@@ -26,6 +26,7 @@
 use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::simulate::MemState;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 /// Moves simulated per side and round, best estimate first.
@@ -225,7 +226,7 @@ fn candidates(g: &Graph, order: &[OpIx], pr: &Profile, p: usize) -> Vec<(bool, O
             ranked.push((gain as i128 - g.alloc(u) as i128, false, u));
         }
     }
-    ranked.sort_by_key(|c| std::cmp::Reverse(c.0));
+    ranked.sort_by_key_compact(|c| std::cmp::Reverse(c.0));
     let mut later = 0;
     let mut earlier = 0;
     ranked

@@ -17,6 +17,7 @@
 //! O(log V): "least `allocated − freed` among ready ops whose size fits under the running
 //! maximum" is a prefix-minimum query. Our own simulator measures every candidate's peak.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -93,7 +94,7 @@ pub fn lpmf_order(g: &Graph) -> Vec<OpIx> {
     let n = g.num_ops();
     // Ops ranked by (run size, index): ops that fit under a threshold form a prefix of ranks.
     let mut by_size: Vec<OpIx> = (0..n as OpIx).collect();
-    by_size.sort_by_key(|&v| (run_size(g, v), v));
+    by_size.sort_by_key_compact(|&v| (run_size(g, v), v));
     let sizes: Vec<u64> = by_size.iter().map(|&v| run_size(g, v)).collect();
     let mut rank = vec![0usize; n];
     for (r, &v) in by_size.iter().enumerate() {
@@ -193,7 +194,7 @@ pub fn bfs_order(g: &Graph) -> Vec<OpIx> {
             missing[w as usize] -= 1;
             if missing[w as usize] == 0 {
                 let mut key: Vec<u32> = g.preds(w).iter().map(|&p| pos[p as usize]).collect();
-                key.sort_unstable();
+                key.sort_unstable_compact();
                 heap.push(Reverse((key, w)));
             }
         }
@@ -218,7 +219,7 @@ pub fn dfs_order(g: &Graph) -> Vec<OpIx> {
         })
         .collect();
     let mut roots: Vec<OpIx> = (0..n as OpIx).collect();
-    roots.sort_by_key(|&v| weight[v as usize]);
+    roots.sort_by_key_compact(|&v| weight[v as usize]);
     let mut seen = vec![false; n];
     let mut order = Vec::with_capacity(n);
     // Stack of (op, its predecessors sorted by weight, next one to visit).
@@ -229,7 +230,7 @@ pub fn dfs_order(g: &Graph) -> Vec<OpIx> {
         }
         seen[r as usize] = true;
         let mut ps = g.preds(r).to_vec();
-        ps.sort_by_key(|&p| weight[p as usize]);
+        ps.sort_by_key_compact(|&p| weight[p as usize]);
         stack.push((r, ps, 0));
         while let Some(top) = stack.last_mut() {
             if top.2 < top.1.len() {
@@ -238,7 +239,7 @@ pub fn dfs_order(g: &Graph) -> Vec<OpIx> {
                 if !seen[p as usize] {
                     seen[p as usize] = true;
                     let mut ps = g.preds(p).to_vec();
-                    ps.sort_by_key(|&q| weight[q as usize]);
+                    ps.sort_by_key_compact(|&q| weight[q as usize]);
                     stack.push((p, ps, 0));
                 }
             } else {

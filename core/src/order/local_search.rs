@@ -21,6 +21,7 @@
 use crate::bounds::lower_bound;
 use crate::budget::Budget;
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 /// Longest stretch a single move may span.
@@ -573,7 +574,7 @@ pub fn improve_best(g: &Graph, candidates: Vec<Vec<OpIx>>, k: usize, budget: &Bu
         .into_iter()
         .map(|o| (crate::simulate::peak_of(g, &o), o))
         .collect();
-    scored.sort_by_key(|c| c.0);
+    scored.sort_by_key_compact(|c| c.0);
     // Identical orders would repeat the same search.
     scored.dedup_by(|a, b| a.1 == b.1);
     let k = k.clamp(1, scored.len().max(1));

@@ -16,6 +16,7 @@
 //! Ops without users are visited in file order, the producers of graph outputs last (XLA visits
 //! unreachable roots, then the computation's root). Traversals are iterative.
 
+use crate::sort::CompactSort;
 use std::collections::BinaryHeap;
 
 use crate::graph::Graph;
@@ -138,7 +139,7 @@ pub fn dfs_order(g: &Graph) -> Vec<OpIx> {
     }
     for v in 0..n {
         let (a, b) = (operands.start[v], operands.start[v + 1]);
-        operands.data[a..b].sort_by(|&x, &y| {
+        operands.data[a..b].sort_by_compact(|&x, &y| {
             extra_users[y as usize]
                 .cmp(&extra_users[x as usize])
                 .then(total_sizes[y as usize].cmp(&total_sizes[x as usize]))

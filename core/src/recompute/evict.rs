@@ -23,6 +23,7 @@ use super::schedule::{added_cost, checked_schedule_peak};
 use super::{Found, Least, Outcome};
 use crate::budget::Budget;
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::{OpIx, TensorIx};
 
 /// Score weightings tried in turn: exponents of (cost, bytes, distance to the next use), and
@@ -102,7 +103,7 @@ pub fn plan(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget) -> Outcome {
     }
     // Drop what each schedule does not need, cheapest first, while time is left; a weighting
     // that lost may win once pruned.
-    found.sort_by(|a, b| a.0.total_cmp(&b.0));
+    found.sort_by_compact(|a, b| a.0.total_cmp(&b.0));
     let mut best: Option<(f64, Vec<OpIx>)> = None;
     let stop = || budget.expired();
     for (k, (c, s)) in found.into_iter().enumerate() {

@@ -17,6 +17,7 @@
 
 use super::schedule::{check_schedule, frees_of, schedule_peak};
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::{OpIx, TensorIx};
 
 /// Sweeps at most: each one after the first starts from the exact memory of the schedule the
@@ -77,7 +78,7 @@ fn sweep(g: &Graph, schedule: &[OpIx], limit: u64, stop: &dyn Fn() -> bool) -> (
     }
     let cost = |v: OpIx| g.ops()[v as usize].cost;
     // Costliest first; later first among equals (a late run's instance lives least).
-    repeats.sort_by(|&a, &b| {
+    repeats.sort_by_compact(|&a, &b| {
         cost(schedule[b])
             .total_cmp(&cost(schedule[a]))
             .then(b.cmp(&a))

@@ -21,6 +21,7 @@ use super::schedule::{added_cost, check_schedule, checked_schedule_peak, frees_o
 use super::{Found, Outcome};
 use crate::budget::Budget;
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::{OpIx, TensorIx};
 
 /// Candidates evaluated exactly per repair, best estimated first ([`plan`]).
@@ -274,7 +275,7 @@ impl Profile {
                 }
             }
         }
-        scored.sort_by(|x, y| y.0.total_cmp(&x.0));
+        scored.sort_by_compact(|x, y| y.0.total_cmp(&x.0));
         let mut best: Option<(f64, Vec<OpIx>, Profile)> = None;
         for (_, runs, b) in scored.iter().take(trials) {
             let mut trial = Vec::with_capacity(n + runs.len());
@@ -353,7 +354,7 @@ impl Profile {
                 .sum::<u128>();
         }
         // First runs are in topological order: so are these, sorted by them.
-        runs.sort_by_key(|&v| first[v as usize]);
+        runs.sort_by_key_compact(|&v| first[v as usize]);
         let cost = runs.iter().map(|&v| g.ops()[v as usize].cost).sum();
         Some((runs, loss, cost))
     }

@@ -1,6 +1,7 @@
 //! Evaluating a node: the cut bound of the graph with its arcs, the order in which its cuts
 //! hold (a better order for it, or its proof), and the pair to branch it by.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use crate::bounds::cut::{cut_bound_known, during_in, to_bits, CutNetwork, Known};
@@ -95,7 +96,7 @@ pub(super) fn evaluate(
                 }
             }
             above.retain(|&u| known[u as usize].is_none());
-            above.sort_by_key(|&u| Reverse(d[u as usize]));
+            above.sort_by_key_compact(|&u| Reverse(d[u as usize]));
             if above.is_empty() {
                 break; // the start or the end is above the bound, not an op
             }

@@ -2,6 +2,7 @@
 //! or its order's peak op against that op's own cut; and the order in which a node's
 //! consistent cuts all hold.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use crate::bounds::cut::{during_in, has, to_bits, CutNetwork, Known};
@@ -65,7 +66,7 @@ pub(super) fn inconsistent_pair(
 /// group in `order`'s order (so the graph's edges and any arc `order` keeps are kept).
 pub(super) fn realize(order: &[OpIx], cuts: &[(OpIx, Known)]) -> Vec<OpIx> {
     let mut by_size: Vec<usize> = (0..cuts.len()).collect();
-    by_size.sort_by_key(|&i| cuts[i].1.before.iter().map(|w| w.count_ones()).sum::<u32>());
+    by_size.sort_by_key_compact(|&i| cuts[i].1.before.iter().map(|w| w.count_ones()).sum::<u32>());
     let mut placed = vec![false; order.len()];
     let mut out = Vec::with_capacity(order.len());
     for i in by_size {

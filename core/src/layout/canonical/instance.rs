@@ -1,6 +1,7 @@
 //! One group's buffers renumbered by a preorder, with what the search reads of them (sizes,
 //! sections, overlaps, the preorder's keys), and the preorders tried.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use crate::layout::overlaps::Overlaps;
@@ -78,7 +79,7 @@ impl Instance {
             }
         };
         let mut pos: Vec<u32> = (0..n as u32).collect();
-        pos.sort_by_key(|&i| {
+        pos.sort_by_key_compact(|&i| {
             let i = i as usize;
             (
                 Reverse(key(i, keys[0])),

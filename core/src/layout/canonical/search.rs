@@ -1,6 +1,7 @@
 //! The depth-first search over canonical placements of one instance, within a capacity (see
 //! the rules in [`super`]): an explicit stack of frames and an undo trail.
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use crate::budget::Budget;
@@ -377,7 +378,7 @@ impl<'a> Search<'a> {
                 }
             };
             let keys = inst.keys;
-            self.part_bufs[bufs_lo as usize..].sort_by_key(|&r| {
+            self.part_bufs[bufs_lo as usize..].sort_by_key_compact(|&r| {
                 (
                     Reverse(key(r, keys[0])),
                     Reverse(key(r, keys[1])),

@@ -3,6 +3,7 @@
 //! independent chains, segment by segment in the exchange order of Liu's algorithm (see
 //! [`crate::order::liu`]).
 
+use crate::sort::CompactSort;
 use std::collections::HashMap;
 
 use crate::graph::Graph;
@@ -150,7 +151,7 @@ pub(super) fn solve_components(
             segs.push((seg_key(r, n), c, k, ops));
         }
     }
-    segs.sort_by_key(|x| (x.0, x.1, x.2));
+    segs.sort_by_key_compact(|x| (x.0, x.1, x.2));
     let merged: Vec<OpIx> = segs.into_iter().flat_map(|s| s.3).collect();
     let (mut live, mut peak) = (live0 as i128, live0 as i128);
     for v in &merged {

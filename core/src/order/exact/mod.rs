@@ -58,6 +58,7 @@ mod pairs;
 mod part;
 mod part_bound;
 
+use crate::sort::CompactSort;
 use std::cmp::Reverse;
 
 use crate::bounds::lower_bound;
@@ -173,7 +174,7 @@ pub fn exact_search_above(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>, floo
     }
     let part_ub = |&(a, b): &(usize, usize)| during[a..b].iter().copied().max().unwrap_or(0);
     let mut by_ub: Vec<usize> = (0..parts.len()).collect();
-    by_ub.sort_by_key(|&p| Reverse(part_ub(&parts[p])));
+    by_ub.sort_by_key_compact(|&p| Reverse(part_ub(&parts[p])));
     let mut solved: Vec<Option<Vec<OpIx>>> = vec![None; parts.len()];
     let mut solved_peak: Vec<Option<u64>> = vec![None; parts.len()];
     let part_ub_of = |r: &(usize, usize)| part_ub(r);

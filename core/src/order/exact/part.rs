@@ -6,6 +6,7 @@
 //! The tables of the dominance rules ([`super::dominance`]) and of the bounds
 //! ([`super::bounds`]) are built from this one; [`super::model`] holds the three together.
 
+use crate::sort::CompactSort;
 use std::collections::HashMap;
 
 use crate::graph::Graph;
@@ -147,7 +148,7 @@ impl Part {
             .iter()
             .flat_map(|&v| g.reads(v).iter().chain(g.creates(v)).copied())
             .collect();
-        sts.sort_unstable();
+        sts.sort_unstable_compact();
         sts.dedup();
         let mut st = Storages {
             size: Vec::with_capacity(sts.len()),

@@ -19,6 +19,7 @@
 //! lists of ops, so concatenation is O(1) and a node's work is linear in its segment count.
 
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::recognize::{Node, NodeId, Tree};
@@ -173,7 +174,7 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
         }
     }
 
-    par_free.sort_unstable();
+    par_free.sort_unstable_compact();
     let mut next = vec![NIL; n];
     let mut uf: Vec<OpIx> = (0..n as OpIx).collect();
     // Merged position of each segment at the parallel node being merged, by its root op.
@@ -251,7 +252,7 @@ pub fn schedule_tree(g: &Graph, tree: &Tree, root: Option<NodeId>) -> Vec<OpIx> 
                         all.push((s.hill - s.valley, b, s));
                     }
                 }
-                all.sort_by_key(|a| std::cmp::Reverse(a.0));
+                all.sort_by_key_compact(|a| std::cmp::Reverse(a.0));
                 // Storages read in several branches are freed after the merged segment that
                 // holds their last reader.
                 for (i, (_, _, s)) in all.iter().enumerate() {
