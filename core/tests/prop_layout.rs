@@ -518,8 +518,7 @@ fn minimalloc_challenging_instances_fit_their_capacity() {
 /// Issue 32: without a capacity, `auto` reaches MiniMalloc's capacity on the two instances whose
 /// peak is far below it (D: 986,112, J: 989,184), where asking the bound first never decides.
 /// Bounded by search nodes, not by the clock, so that the machine's load cannot decide it.
-#[test]
-fn minimalloc_loose_instances_fit_without_a_capacity() {
+fn loose_instances_fit_without_a_capacity(clock: &dyn Clock) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/minimalloc");
     for name in ['D', 'J'] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.1048576.csv"))).unwrap();
@@ -529,8 +528,7 @@ fn minimalloc_loose_instances_fit_without_a_capacity() {
             max_states: 400_000,
             ..LayoutOptions::default()
         };
-        let l =
-            layout_intervals(&iv, &opts, &WallClock(Instant::now()), &Hooks::default()).unwrap();
+        let l = layout_intervals(&iv, &opts, clock, &Hooks::default()).unwrap();
         assert!(
             l.arena_bytes <= 1_048_576,
             "{name}: arena {}",
@@ -541,26 +539,14 @@ fn minimalloc_loose_instances_fit_without_a_capacity() {
     }
 }
 
+#[test]
+fn minimalloc_loose_instances_fit_without_a_capacity() {
+    loose_instances_fit_without_a_capacity(&WallClock(Instant::now()));
+}
+
 /// The same with no clock at all (a budget of states alone): the two questions are balanced by
 /// nodes, so the descending target still gets its turns.
 #[test]
 fn minimalloc_loose_instances_fit_without_a_capacity_or_a_clock() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/minimalloc");
-    for name in ['D', 'J'] {
-        let text = std::fs::read_to_string(dir.join(format!("{name}.1048576.csv"))).unwrap();
-        let iv = csv::parse(&text).unwrap();
-        let opts = LayoutOptions {
-            budget_ms: None,
-            max_states: 400_000,
-            ..LayoutOptions::default()
-        };
-        let l = layout_intervals(&iv, &opts, &NoClock, &Hooks::default()).unwrap();
-        assert!(
-            l.arena_bytes <= 1_048_576,
-            "{name}: arena {}",
-            l.arena_bytes
-        );
-        let bufs: Vec<Buffer> = iv.buffers.clone();
-        naive_valid(&bufs, &l.offsets_ix, l.arena_bytes, 1).unwrap();
-    }
+    loose_instances_fit_without_a_capacity(&NoClock);
 }
