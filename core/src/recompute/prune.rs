@@ -14,6 +14,13 @@
 //! else can grow (the dropped run's inputs may die sooner, which the bound ignores). A
 //! sweep costs the lengths of those intervals, not a simulation per trial; between sweeps the
 //! bound is made exact again.
+//!
+//! Then the repeated runs of ops that make only views (no storage of their own: `view`,
+//! `permute`, `transpose`) are dropped wherever every view read stays current: such a run
+//! allocates nothing, and without its read of the base storage every instance lives no longer,
+//! so memory cannot rise; the sweep cannot bound them (they make views of another op's
+//! storage), and eviction leaves them behind when the sweep drops the storage's recomputation
+//! they followed (swin_t's training step at half its range: 24 such runs).
 
 use super::schedule::{check_schedule, frees_of, schedule_peak};
 use crate::graph::Graph;
@@ -37,6 +44,9 @@ pub fn prune(g: &Graph, schedule: Vec<OpIx>, limit: u64, stop: &dyn Fn() -> bool
         if dropped == 0 {
             break;
         }
+    }
+    if !stop() {
+        current = drop_view_runs(g, current, stop);
     }
     // The bound is an argument, the simulator the reference.
     match check_schedule(g, &current) {
@@ -151,6 +161,46 @@ fn sweep(g: &Graph, schedule: &[OpIx], limit: u64, stop: &dyn Fn() -> bool) -> (
         .map(|(_, &v)| v)
         .collect();
     (next, dropped)
+}
+
+/// `schedule` (valid) without the repeated runs of view-only ops (they allocate nothing) that
+/// it stays valid without, latest first, until none can go; each trial re-checked by
+/// [`check_schedule`], which is all they can break (memory only falls: see the module doc).
+pub fn drop_view_runs(g: &Graph, schedule: Vec<OpIx>, stop: &dyn Fn() -> bool) -> Vec<OpIx> {
+    let mut current = schedule;
+    let mut trial: Vec<OpIx> = Vec::with_capacity(current.len());
+    // Dropping a run of a view's base view can free a run of the view itself that an earlier
+    // sweep kept: sweep again while one drops anything (each sweep drops one at least, so at
+    // most as many sweeps as repeated runs).
+    loop {
+        let mut seen = vec![false; g.num_ops()];
+        let mut repeats: Vec<usize> = Vec::new();
+        for (i, &v) in current.iter().enumerate() {
+            if std::mem::replace(&mut seen[v as usize], true)
+                && g.creates(v).is_empty()
+                && makes_views_of_others(g, v)
+            {
+                repeats.push(i);
+            }
+        }
+        let mut dropped = 0;
+        // Latest first: removing step i leaves the earlier indices where they were.
+        for (k, &i) in repeats.iter().rev().enumerate() {
+            if k % 16 == 15 && stop() {
+                return current;
+            }
+            trial.clear();
+            trial.extend_from_slice(&current[..i]);
+            trial.extend_from_slice(&current[i + 1..]);
+            if check_schedule(g, &trial).is_ok() {
+                std::mem::swap(&mut current, &mut trial);
+                dropped += 1;
+            }
+        }
+        if dropped == 0 || stop() {
+            return current;
+        }
+    }
 }
 
 /// True when `v` makes a view of a storage it does not make itself.
