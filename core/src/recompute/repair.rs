@@ -245,10 +245,7 @@ impl Profile {
                 }
             }
         }
-        let mut first = vec![usize::MAX; g.num_ops()];
-        for (i, &v) in schedule.iter().enumerate().rev() {
-            first[v as usize] = i;
-        }
+        let uses = Uses::of(g, schedule);
         let mut scored: Vec<(f64, Vec<OpIx>, usize)> = Vec::new();
         for &(s, _) in &candidates {
             let (a, b) = (prev[s as usize], next[s as usize]);
@@ -267,7 +264,7 @@ impl Profile {
                 .producer
                 .expect("candidates have producers");
             for d in 0..=depth {
-                let Some((runs, loss, cost)) = self.insertion(g, p, b, d, limit, &first) else {
+                let Some((runs, loss, cost)) = self.insertion(g, p, b, d, limit, &uses) else {
                     continue;
                 };
                 if loss < gain {
@@ -300,8 +297,10 @@ impl Profile {
 
     /// The runs that make `p` again just before step `b`, with the excess they add and their
     /// cost: each input of a run that is not live then is made again too, `depth` levels deep
-    /// (its producer run first), or else kept live from its last read until `b`. `None` when
-    /// an input was never made before `b`.
+    /// (its producer run first), or else kept live from its last read until `b`; and the views
+    /// of what the runs make that are read from `b` on are made again after them (a view read
+    /// after its storage was made again must be made again too). `None` when an input was
+    /// never made before `b`, or such a view's producer is `recompute: false`.
     fn insertion(
         &self,
         g: &Graph,
@@ -309,7 +308,7 @@ impl Profile {
         b: usize,
         depth: usize,
         limit: u64,
-        first: &[usize],
+        uses: &Uses,
     ) -> Option<(Vec<OpIx>, u128, f64)> {
         let over = |i: usize| self.mem[i].saturating_sub(limit);
         // Runs to insert, dependencies first; inputs kept live longer.
@@ -353,9 +352,81 @@ impl Profile {
                 })
                 .sum::<u128>();
         }
+        // Without the views' runs the schedule would read stale views (check_schedule refuses
+        // it): on convnext_tiny's step every large activation has one, so no repair applied.
+        let makers = runs.len();
+        for k in 0..makers {
+            let r = runs[k];
+            for &s in g.creates(r) {
+                for &w in &uses.views_of_root[s as usize] {
+                    if uses.last_use[w as usize] < b {
+                        continue;
+                    }
+                    // The whole alias chain from `w` up to `s` is made again.
+                    let mut t = w;
+                    while let Some(a) = g.tensors()[t as usize].alias_of {
+                        if let Some(q) = g.tensors()[t as usize].producer {
+                            if !runs.contains(&q) {
+                                if !g.ops()[q as usize].recompute {
+                                    return None;
+                                }
+                                runs.push(q);
+                            }
+                        }
+                        t = a;
+                    }
+                }
+            }
+        }
         // First runs are in topological order: so are these, sorted by them.
-        runs.sort_by_key_compact(|&v| first[v as usize]);
+        runs.sort_by_key_compact(|&v| uses.first[v as usize]);
         let cost = runs.iter().map(|&v| g.ops()[v as usize].cost).sum();
         Some((runs, loss, cost))
+    }
+}
+
+/// Where a schedule runs and reads what, for [`Profile::insertion`].
+struct Uses {
+    /// The step of each op's first run.
+    first: Vec<usize>,
+    /// Views (transitively) of each storage root.
+    views_of_root: Vec<Vec<TensorIx>>,
+    /// The last step at which each tensor is read (an input, or the base of a view made);
+    /// `usize::MAX` for a graph output, which is read at the end; 0 when never.
+    last_use: Vec<usize>,
+}
+
+impl Uses {
+    fn of(g: &Graph, schedule: &[OpIx]) -> Uses {
+        let mut first = vec![usize::MAX; g.num_ops()];
+        for (i, &v) in schedule.iter().enumerate().rev() {
+            first[v as usize] = i;
+        }
+        let tensors = g.tensors();
+        let mut views_of_root = vec![Vec::new(); tensors.len()];
+        for (i, t) in tensors.iter().enumerate() {
+            if t.alias_of.is_some() {
+                views_of_root[t.root as usize].push(i as TensorIx);
+            }
+        }
+        let mut last_use = vec![0usize; tensors.len()];
+        for (i, &v) in schedule.iter().enumerate() {
+            let op = &g.ops()[v as usize];
+            let bases = op
+                .outputs
+                .iter()
+                .filter_map(|&t| tensors[t as usize].alias_of);
+            for t in op.inputs.iter().copied().chain(bases) {
+                last_use[t as usize] = i;
+            }
+        }
+        for &t in g.outputs() {
+            last_use[t as usize] = usize::MAX;
+        }
+        Uses {
+            first,
+            views_of_root,
+            last_use,
+        }
     }
 }
