@@ -28,7 +28,16 @@ fi
 # slower than native. An explicit -inline-threshold replaces that cap: 50 inlines the small
 # helpers (about native speed) for 12% more gzipped bytes ("s" costs 30%, opt-level 3 70%).
 # The size test (tests/js/size.test.mjs) holds both modules to their budgets with it.
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:-} -C llvm-args=-inline-threshold=50"
+inline="-C llvm-args=-inline-threshold=50"
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:-} $inline"
+# Cargo ignores the target's flags when RUSTFLAGS (or its encoded form) is set, which would
+# silently drop the threshold: add it there too. With --target they reach only the wasm
+# artifacts, not build scripts.
+if [ -n "${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
+  export CARGO_ENCODED_RUSTFLAGS="$CARGO_ENCODED_RUSTFLAGS"$'\x1f'"-Cllvm-args=-inline-threshold=50"
+elif [ -n "${RUSTFLAGS:-}" ]; then
+  export RUSTFLAGS="$RUSTFLAGS $inline"
+fi
 cargo build --profile wasm-release --target wasm32-unknown-unknown -p peakorder-wasm -p peakorder-onnx-wasm
 target_dir=${CARGO_TARGET_DIR:-target}
 
