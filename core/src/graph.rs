@@ -81,11 +81,17 @@ pub struct Graph {
     // Dependencies between ops, deduplicated.
     preds: Csr,
     succs: Csr,
-    // The memory model, indexed by tensor (only storage roots have non-zero entries).
+    // The memory model.
+    mem: MemoryModel,
+}
+
+/// The memory model of docs/design.md §1 that the simulator and the planners read, indexed by
+/// storage (only storage roots have non-zero entries) and by op.
+#[derive(Clone, Debug)]
+struct MemoryModel {
     size: Vec<u64>,
     users: Csr,
     pinned: Vec<bool>,
-    // The memory model, indexed by op.
     reads: Csr,
     creates: Csr,
     alloc: Vec<u64>,
@@ -151,41 +157,41 @@ impl Graph {
     /// Storage size of tensor `t` (0 unless `t` is a storage root).
     #[inline(always)]
     pub fn size(&self, t: TensorIx) -> u64 {
-        self.size[t as usize]
+        self.mem.size[t as usize]
     }
     /// The ops whose running keeps storage `s` alive (empty unless `s` is a root).
     #[inline(always)]
     pub fn users(&self, s: TensorIx) -> &[OpIx] {
-        self.users.row(s)
+        self.mem.users.row(s)
     }
     /// True when storage `s` is never freed.
     #[inline(always)]
     pub fn pinned(&self, s: TensorIx) -> bool {
-        self.pinned[s as usize]
+        self.mem.pinned[s as usize]
     }
     /// Distinct storages op `v` reads (keeps alive until it has run).
     #[inline(always)]
     pub fn reads(&self, v: OpIx) -> &[TensorIx] {
-        self.reads.row(v)
+        self.mem.reads.row(v)
     }
     /// Storages op `v` allocates.
     #[inline(always)]
     pub fn creates(&self, v: OpIx) -> &[TensorIx] {
-        self.creates.row(v)
+        self.mem.creates.row(v)
     }
     /// Bytes op `v` allocates for its outputs.
     #[inline(always)]
     pub fn alloc(&self, v: OpIx) -> u64 {
-        self.alloc[v as usize]
+        self.mem.alloc[v as usize]
     }
     /// Scratch bytes op `v` needs while it runs.
     #[inline(always)]
     pub fn workspace(&self, v: OpIx) -> u64 {
-        self.workspace[v as usize]
+        self.mem.workspace[v as usize]
     }
     /// Memory at the start: all graph inputs.
     pub fn inputs_bytes(&self) -> u64 {
-        self.inputs_bytes
+        self.mem.inputs_bytes
     }
     /// Storages live at the start (graph inputs that own storage).
     pub fn input_storages(&self) -> impl Iterator<Item = TensorIx> + '_ {

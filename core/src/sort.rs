@@ -158,16 +158,25 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    type Tagged = Vec<(u8, usize)>;
+
+    /// `keys` tagged with their positions (which tell tied keys apart), sorted by the key with
+    /// the wasm32 path and with std's stable sort.
+    fn ours_and_std(keys: &[u8]) -> (Tagged, Tagged) {
+        let v: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
+        let mut ours = v.clone();
+        sort_by_less(&mut ours, |a, b| a.0 < b.0);
+        let mut std_sorted = v;
+        std_sorted.sort_by_key(|x| x.0);
+        (ours, std_sorted)
+    }
+
     proptest! {
         // The wasm32 path (sort_by_less) against std's stable sort, on keys with many ties
         // (the payload tells tied elements apart).
         #[test]
         fn stable_like_std(keys in proptest::collection::vec(0u8..6, 0..600)) {
-            let v: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
-            let mut ours = v.clone();
-            sort_by_less(&mut ours, |a, b| a.0 < b.0);
-            let mut std_sorted = v;
-            std_sorted.sort_by_key(|x| x.0);
+            let (ours, std_sorted) = ours_and_std(&keys);
             prop_assert_eq!(ours, std_sorted);
         }
 
@@ -176,11 +185,7 @@ mod tests {
         fn stable_on_presorted_runs(mut keys in proptest::collection::vec(0u8..6, 0..600), cut in 0usize..600) {
             let cut = cut.min(keys.len());
             keys[..cut].sort_unstable();
-            let v: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
-            let mut ours = v.clone();
-            sort_by_less(&mut ours, |a, b| a.0 < b.0);
-            let mut std_sorted = v;
-            std_sorted.sort_by_key(|x| x.0);
+            let (ours, std_sorted) = ours_and_std(&keys);
             prop_assert_eq!(ours, std_sorted);
         }
 

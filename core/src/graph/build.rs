@@ -5,9 +5,8 @@ use std::collections::HashMap;
 
 use petgraph::algo::{kosaraju_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
-use serde_json::{Map, Value};
 
-use super::{Graph, Op, Tensor};
+use super::{Graph, MemoryModel, Op, Tensor};
 use crate::csr::Csr;
 use crate::dtype::{Dtype, DTYPE_NAMES};
 use crate::error::Error;
@@ -19,49 +18,7 @@ use crate::TensorIx;
 impl Graph {
     /// Validates a parsed graph and derives its memory model.
     pub fn from_spec(spec: GraphSpec) -> Result<Graph, Error> {
-        let Validated {
-            tensors,
-            ops,
-            outputs,
-            meta,
-            op_index,
-            tensor_index,
-            dep_pairs,
-        } = validate(spec)?;
-        let n_ops = ops.len();
-        let preds = Csr::from_pairs(n_ops, &dep_pairs);
-        let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
-        rev.sort_unstable_compact();
-        let succs = Csr::from_pairs(n_ops, &rev);
-
-        let MemoryModel {
-            size,
-            users,
-            pinned,
-            reads,
-            creates,
-            alloc,
-            workspace,
-            inputs_bytes,
-        } = derive_memory(&tensors, &ops, &outputs)?;
-        Ok(Graph {
-            tensors,
-            ops,
-            outputs,
-            meta,
-            op_index,
-            tensor_index,
-            preds,
-            succs,
-            size,
-            users,
-            pinned,
-            reads,
-            creates,
-            alloc,
-            workspace,
-            inputs_bytes,
-        })
+        validate(spec)
     }
 }
 
@@ -136,22 +93,11 @@ fn to_ix(n: usize, what: &str) -> Result<u32, Error> {
         })
 }
 
-/// A spec checked against every rule of docs/design.md §2: ids resolved to indices, sizes
-/// known, views resolved to their storages, and the dependencies between ops (deduplicated,
-/// acyclic).
-struct Validated {
-    tensors: Vec<Tensor>,
-    ops: Vec<Op>,
-    outputs: Vec<TensorIx>,
-    meta: Option<Map<String, Value>>,
-    op_index: IdIndex,
-    tensor_index: IdIndex,
-    /// (op, an op it depends on), sorted, without repeats.
-    dep_pairs: Vec<(u32, u32)>,
-}
-
-/// Validates a parsed graph; the first rule broken is the error, naming the op or tensor.
-fn validate(spec: GraphSpec) -> Result<Validated, Error> {
+/// Checks a parsed graph against every rule of docs/design.md §2 (ids resolved to indices,
+/// sizes known, views resolved to their storages, the dependencies between ops deduplicated and
+/// acyclic; the first rule broken is the error, naming the op or tensor), then derives its
+/// adjacency and memory model.
+fn validate(spec: GraphSpec) -> Result<Graph, Error> {
     if let Some(f) = &spec.format {
         if f != FORMAT {
             return Err(Error::BadFormat { found: f.clone() });
@@ -277,30 +223,22 @@ fn validate(spec: GraphSpec) -> Result<Validated, Error> {
     dep_pairs.sort_unstable_compact();
     dep_pairs.dedup();
     check_acyclic(&ops, &dep_pairs)?;
-    Ok(Validated {
+    let preds = Csr::from_pairs(ops.len(), &dep_pairs);
+    let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
+    rev.sort_unstable_compact();
+    let succs = Csr::from_pairs(ops.len(), &rev);
+    let mem = derive_memory(&tensors, &ops, &outputs)?;
+    Ok(Graph {
         tensors,
         ops,
         outputs,
         meta,
         op_index,
         tensor_index,
-        dep_pairs,
+        preds,
+        succs,
+        mem,
     })
-}
-
-/// The memory model of docs/design.md §1 that the simulator and the planners read, indexed by
-/// storage (only storage roots have non-zero entries) and by op.
-struct MemoryModel {
-    size: Vec<u64>,
-    users: Csr,
-    pinned: Vec<bool>,
-    reads: Csr,
-    creates: Csr,
-    alloc: Vec<u64>,
-    // Each op's workspace, dense: the simulator reads it every step (an `Op` is a few cache
-    // lines wide).
-    workspace: Vec<u64>,
-    inputs_bytes: u64,
 }
 
 /// Derives the memory model of a validated graph: storage sizes, which are pinned, what each
