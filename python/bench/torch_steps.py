@@ -158,7 +158,8 @@ class FxStep:
 def compile_options(mode: str) -> Dict[str, Any]:
     """torch.compile options of a mode: ``default``, ``ours`` (inductor_options()), ``ours+sched``
     (with the scheduler pass); ``-nolayout`` also turns off Inductor's conv layout optimization,
-    ``-noreuse`` its wrapper's buffer reuse (``allow_buffer_reuse=False``)."""
+    ``-noreuse`` its wrapper's buffer reuse (``allow_buffer_reuse=False``), ``-nolimit`` uses
+    peakorder's partition at a limit nothing reaches (``ours-nolimit``)."""
     base, _, extra = mode.partition("-")
     opts: Dict[str, Any] = {
         "default": {},
@@ -169,6 +170,10 @@ def compile_options(mode: str) -> Dict[str, Any]:
         opts = {**opts, "layout_optimization": False}
     elif extra == "noreuse":
         opts = {**opts, "allow_buffer_reuse": False}
+    elif extra == "nolimit":
+        # peakorder's partition with a limit no step reaches: what the forward saves is the
+        # plan's, nothing recomputed (against Inductor's min-cut partition in ``ours``).
+        opts = pt.inductor_options(memory_limit=1 << 50)
     elif extra:
         raise ValueError(f"unknown mode {mode!r}")
     return opts
