@@ -12,7 +12,9 @@
 //!   recomputations the schedule does not need are dropped;
 //! - [`repair`]: for large graphs too, the order with recomputations added one at a time where
 //!   they remove the most excess per unit of cost (Capuchin's selection, Peng et al., ASPLOS
-//!   2020), then [`prune`].
+//!   2020), then [`prune`];
+//! - [`rework`]: destroy and repair of a found schedule (one op's repeats out, [`repair`]'s
+//!   passes from there, [`prune`]), kept when cheaper.
 //!
 //! Each returns a schedule that [`schedule::simulate_schedule`] re-checks before it is
 //! reported, and a lower bound on the added cost ([`bounds`]).
@@ -24,6 +26,7 @@ pub mod evict;
 pub mod exact;
 pub mod prune;
 pub mod repair;
+pub mod rework;
 pub mod schedule;
 
 pub use bounds::{added_cost_bound, least_peak_bound};

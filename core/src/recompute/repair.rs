@@ -124,8 +124,21 @@ fn repaired(
     trials: usize,
     budget: &Budget,
 ) -> Option<Vec<OpIx>> {
-    let max_len = order.len().saturating_mul(MAX_RUNS_PER_OP);
-    let mut schedule = order.to_vec();
+    repaired_from(g, order.to_vec(), limit, depth, trials, budget)
+}
+
+/// [`repaired`] from any valid schedule (the rework pass, [`super::rework`], starts from a
+/// found one with one op's repeats taken out).
+pub(super) fn repaired_from(
+    g: &Graph,
+    start: Vec<OpIx>,
+    limit: u64,
+    depth: usize,
+    trials: usize,
+    budget: &Budget,
+) -> Option<Vec<OpIx>> {
+    let max_len = g.num_ops().saturating_mul(MAX_RUNS_PER_OP);
+    let mut schedule = start;
     let mut profile = Profile::of(g, &schedule, limit);
     while profile.excess > 0 {
         if budget.expired() || schedule.len() >= max_len {
@@ -246,7 +259,7 @@ impl Profile {
             }
         }
         let uses = Uses::of(g, schedule);
-        let mut scored: Vec<(f64, Vec<OpIx>, usize)> = Vec::new();
+        let mut scored: Vec<(f64, Insertion, usize)> = Vec::new();
         for &(s, _) in &candidates {
             let (a, b) = (prev[s as usize], next[s as usize]);
             if b == usize::MAX {
@@ -264,21 +277,27 @@ impl Profile {
                 .producer
                 .expect("candidates have producers");
             for d in 0..=depth {
-                let Some((runs, loss, cost)) = self.insertion(g, p, b, d, limit, &uses) else {
+                let Some(ins) = self.insertion(g, schedule, p, b, d, limit, &uses) else {
                     continue;
                 };
-                if loss < gain {
-                    scored.push(((gain - loss) as f64 / cost.max(1e-9), runs, b));
+                if ins.loss < gain {
+                    let rate = (gain - ins.loss) as f64 / ins.cost.max(1e-9);
+                    scored.push((rate, ins, b));
                 }
             }
         }
         scored.sort_by_compact(|x, y| y.0.total_cmp(&x.0));
         let mut best: Option<(f64, Vec<OpIx>, Profile)> = None;
-        for (_, runs, b) in scored.iter().take(trials) {
-            let mut trial = Vec::with_capacity(n + runs.len());
+        for (_, ins, b) in scored.iter().take(trials) {
+            let mut trial = Vec::with_capacity(n + ins.runs.len());
             trial.extend_from_slice(&schedule[..*b]);
-            trial.extend_from_slice(runs);
-            trial.extend_from_slice(&schedule[*b..]);
+            trial.extend_from_slice(&ins.runs);
+            // Hoisted runs leave their old places (all at or after `b`).
+            trial.extend(
+                (*b..n)
+                    .filter(|i| !ins.moved.contains(i))
+                    .map(|i| schedule[i]),
+            );
             if check_schedule(g, &trial).is_err() {
                 continue;
             }
@@ -286,8 +305,7 @@ impl Profile {
             if prof.excess >= self.excess {
                 continue;
             }
-            let cost: f64 = runs.iter().map(|&v| g.ops()[v as usize].cost).sum();
-            let rate = (self.excess - prof.excess) as f64 / cost.max(1e-9);
+            let rate = (self.excess - prof.excess) as f64 / ins.cost.max(1e-9);
             if best.as_ref().map_or(true, |b| rate > b.0) {
                 best = Some((rate, trial, prof));
             }
@@ -299,22 +317,45 @@ impl Profile {
     /// cost: each input of a run that is not live then is made again too, `depth` levels deep
     /// (its producer run first), or else kept live from its last read until `b`; and the views
     /// of what the runs make that are read from `b` on are made again after them (a view read
-    /// after its storage was made again must be made again too). `None` when an input was
-    /// never made before `b`, or such a view's producer is `recompute: false`.
+    /// after its storage was made again must be made again too). An input whose producer
+    /// already runs again after `b` is *hoisted* instead: that run moves to just before `b`
+    /// (no added cost; its outputs live longer), which chains recomputations the way the
+    /// referee's staggered runs do (regnet_y_400mf's training step at 50%). `None` when an
+    /// input was never made before `b`, or such a view's producer is `recompute: false`.
+    #[allow(clippy::too_many_arguments)]
     fn insertion(
         &self,
         g: &Graph,
+        schedule: &[OpIx],
         p: OpIx,
         b: usize,
         depth: usize,
         limit: u64,
         uses: &Uses,
-    ) -> Option<(Vec<OpIx>, u128, f64)> {
+    ) -> Option<Insertion> {
         let over = |i: usize| self.mem[i].saturating_sub(limit);
-        // Runs to insert, dependencies first; inputs kept live longer.
+        // The first repeated run of `q` at or after `b`: what a hoist moves.
+        let later_run = |q: OpIx| -> Option<usize> {
+            if uses.first[q as usize] >= b {
+                return None;
+            }
+            (b..schedule.len()).find(|&i| schedule[i] == q)
+        };
+        // Runs to insert, dependencies first; inputs kept live longer; hoisted runs' old steps.
         let mut runs: Vec<OpIx> = Vec::new();
         let mut kept: Vec<TensorIx> = Vec::new();
-        // An explicit stack of (op, its depth, expanded); depth is at most MAX_DEPTH.
+        let mut moved: Vec<usize> = Vec::new();
+        let mut loss = 0u128;
+        // Extra excess of `bytes` live over steps `from..to`.
+        let extra = |from: usize, to: usize, bytes: u64| -> u128 {
+            (from..to)
+                .map(|i| {
+                    u128::from(self.mem[i].saturating_add(bytes).saturating_sub(limit) - over(i))
+                })
+                .sum()
+        };
+        // An explicit stack of (op, its depth, expanded); a hoist does not deepen, and each op
+        // enters at most once, so it holds at most one entry per op.
         let mut stack = vec![(p, 0usize, false)];
         while let Some((v, d, expanded)) = stack.pop() {
             if expanded {
@@ -329,28 +370,35 @@ impl Profile {
                     continue;
                 }
                 let q = g.tensors()[r as usize].producer;
+                let queued = |q: OpIx, runs: &[OpIx], stack: &[(OpIx, usize, bool)]| {
+                    runs.contains(&q) || stack.iter().any(|e| e.0 == q)
+                };
+                if let Some(q) = q {
+                    if queued(q, &runs, &stack) {
+                        continue;
+                    }
+                    if let Some(at) = later_run(q) {
+                        moved.push(at);
+                        let bytes: u64 = g.creates(q).iter().map(|&s| g.size(s)).sum();
+                        loss += extra(b, at, bytes);
+                        stack.push((q, d, false));
+                        continue;
+                    }
+                }
                 match q {
                     Some(q) if d < depth && g.ops()[q as usize].recompute => {
-                        if !runs.contains(&q) && !stack.iter().any(|e| e.0 == q) {
-                            stack.push((q, d + 1, false));
-                        }
+                        stack.push((q, d + 1, false));
                     }
                     _ => kept.push(r),
                 }
             }
         }
-        let mut loss = 0u128;
         for &r in &kept {
             let &(_, freed) = self.lives[r as usize]
                 .iter()
                 .rev()
                 .find(|&&(m, _)| m < b as i64)?;
-            let bytes = g.size(r);
-            loss += (freed + 1..b)
-                .map(|i| {
-                    u128::from(self.mem[i].saturating_add(bytes).saturating_sub(limit) - over(i))
-                })
-                .sum::<u128>();
+            loss += extra(freed + 1, b, g.size(r));
         }
         // Without the views' runs the schedule would read stale views (check_schedule refuses
         // it): on convnext_tiny's step every large activation has one, so no repair applied.
@@ -370,6 +418,10 @@ impl Profile {
                                 if !g.ops()[q as usize].recompute {
                                     return None;
                                 }
+                                // A view run already made again later moves with its storage.
+                                if let Some(at) = later_run(q).filter(|at| !moved.contains(at)) {
+                                    moved.push(at);
+                                }
                                 runs.push(q);
                             }
                         }
@@ -380,9 +432,28 @@ impl Profile {
         }
         // First runs are in topological order: so are these, sorted by them.
         runs.sort_by_key_compact(|&v| uses.first[v as usize]);
-        let cost = runs.iter().map(|&v| g.ops()[v as usize].cost).sum();
-        Some((runs, loss, cost))
+        let moved_cost: f64 = moved
+            .iter()
+            .map(|&i| g.ops()[schedule[i] as usize].cost)
+            .sum();
+        let cost = runs.iter().map(|&v| g.ops()[v as usize].cost).sum::<f64>() - moved_cost;
+        Some(Insertion {
+            runs,
+            moved,
+            loss,
+            cost: cost.max(0.0),
+        })
     }
+}
+
+/// What [`Profile::insertion`] proposes: `runs` to insert before a step, the steps of the
+/// runs they replace (`moved`, all at or after it), the excess added (estimated) and the net
+/// added cost.
+struct Insertion {
+    runs: Vec<OpIx>,
+    moved: Vec<usize>,
+    loss: u128,
+    cost: f64,
 }
 
 /// Where a schedule runs and reads what, for [`Profile::insertion`].
