@@ -11,7 +11,7 @@ mod recompute;
 use peakorder::recompute::{added_cost, check_schedule, prune, schedule_peak, simulate_schedule};
 use peakorder::{Graph, OpIx};
 use proptest::prelude::*;
-use recompute::{recompute_graph, schedule_with_repeats};
+use recompute::recompute_graph;
 
 /// True when `v` allocates nothing and makes a view of a storage another op makes.
 fn view_only(g: &Graph, v: OpIx) -> bool {
@@ -39,9 +39,9 @@ proptest! {
         slack in 0u64..64,
     ) {
         let g = &case.graph;
-        let s = schedule_with_repeats(g, &draws, extra, false);
-        prop_assume!(check_schedule(g, &s).is_ok());
-        let limit = schedule_peak(g, &s) + slack;
+        let within = recompute::repeated_within(g, &draws, extra, slack);
+        prop_assume!(within.is_some());
+        let (s, limit) = within.unwrap();
         let p = prune::prune(g, s.clone(), limit, &|| false);
         let sim = simulate_schedule(g, &p)
             .map_err(|e| TestCaseError::fail(format!("invalid schedule: {e}")))?;

@@ -150,23 +150,7 @@ proptest! {
 /// cheap ops too), all read again after a 60 B workspace step.
 #[test]
 fn one_large_recomputation_beats_several_small() {
-    let g = Graph::from_json(
-        r#"{
-      "tensors": [{"id": "x", "bytes": 1}, {"id": "big", "bytes": 100},
-                  {"id": "s1", "bytes": 10}, {"id": "s2", "bytes": 10},
-                  {"id": "s3", "bytes": 10}, {"id": "s4", "bytes": 10},
-                  {"id": "w", "bytes": 1}, {"id": "y", "bytes": 1}],
-      "ops": [{"id": "B", "inputs": ["x"], "outputs": ["big"]},
-              {"id": "S1", "inputs": ["x"], "outputs": ["s1"]},
-              {"id": "S2", "inputs": ["x"], "outputs": ["s2"]},
-              {"id": "S3", "inputs": ["x"], "outputs": ["s3"]},
-              {"id": "S4", "inputs": ["x"], "outputs": ["s4"]},
-              {"id": "W", "inputs": ["x"], "outputs": ["w"], "workspace": 60},
-              {"id": "Y", "inputs": ["big", "s1", "s2", "s3", "s4", "w"], "outputs": ["y"]}],
-      "outputs": ["y"]
-    }"#,
-    )
-    .unwrap();
+    let g = recompute::one_large_or_four_small();
     let order = g
         .order_from_ids(&["B", "S1", "S2", "S3", "S4", "W", "Y"])
         .unwrap();

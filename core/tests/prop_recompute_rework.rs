@@ -13,7 +13,7 @@ use peakorder::recompute::{
 };
 use peakorder::{peak_of, Budget, Graph, NoClock, OpIx};
 use proptest::prelude::*;
-use recompute::{cap_for, recompute_graph, schedule_with_repeats, Brute};
+use recompute::{cap_for, recompute_graph, Brute};
 
 fn budget() -> Budget<'static> {
     Budget::new(&NoClock, None, 100_000)
@@ -85,9 +85,9 @@ proptest! {
         slack in 0u64..64,
     ) {
         let g = &case.graph;
-        let s = schedule_with_repeats(g, &draws, extra, false);
-        prop_assume!(check_schedule(g, &s).is_ok());
-        let limit = schedule_peak(g, &s) + slack;
+        let within = recompute::repeated_within(g, &draws, extra, slack);
+        prop_assume!(within.is_some());
+        let (s, limit) = within.unwrap();
         check_from(g, s, limit, None)?;
     }
 }
@@ -97,23 +97,7 @@ proptest! {
 /// making `big` again, and pruning then drops the other three.
 #[test]
 fn rework_replaces_several_small_recomputations_by_one() {
-    let g = Graph::from_json(
-        r#"{
-      "tensors": [{"id": "x", "bytes": 1}, {"id": "big", "bytes": 100},
-                  {"id": "s1", "bytes": 10}, {"id": "s2", "bytes": 10},
-                  {"id": "s3", "bytes": 10}, {"id": "s4", "bytes": 10},
-                  {"id": "w", "bytes": 1}, {"id": "y", "bytes": 1}],
-      "ops": [{"id": "B", "inputs": ["x"], "outputs": ["big"]},
-              {"id": "S1", "inputs": ["x"], "outputs": ["s1"]},
-              {"id": "S2", "inputs": ["x"], "outputs": ["s2"]},
-              {"id": "S3", "inputs": ["x"], "outputs": ["s3"]},
-              {"id": "S4", "inputs": ["x"], "outputs": ["s4"]},
-              {"id": "W", "inputs": ["x"], "outputs": ["w"], "workspace": 60},
-              {"id": "Y", "inputs": ["big", "s1", "s2", "s3", "s4", "w"], "outputs": ["y"]}],
-      "outputs": ["y"]
-    }"#,
-    )
-    .unwrap();
+    let g = recompute::one_large_or_four_small();
     // During W: 1 + 100 + 1 + 60 with the four small ones made again after it: 162.
     let dear = g
         .schedule_from_ids(&[

@@ -522,3 +522,40 @@ fn count_schedules(g: &Graph, cap: usize, stop: usize) -> usize {
     );
     count
 }
+
+/// Two forward branches, `big` (100 B) and four `s*` (10 B each), all made by cheap ops from
+/// `x` and read again by `Y` after `W`'s 60 B workspace step: one large recomputation (`B`)
+/// fits where four small ones would otherwise be needed (repair's and rework's own tests).
+pub fn one_large_or_four_small() -> Graph {
+    Graph::from_json(
+        r#"{
+      "tensors": [{"id": "x", "bytes": 1}, {"id": "big", "bytes": 100},
+                  {"id": "s1", "bytes": 10}, {"id": "s2", "bytes": 10},
+                  {"id": "s3", "bytes": 10}, {"id": "s4", "bytes": 10},
+                  {"id": "w", "bytes": 1}, {"id": "y", "bytes": 1}],
+      "ops": [{"id": "B", "inputs": ["x"], "outputs": ["big"]},
+              {"id": "S1", "inputs": ["x"], "outputs": ["s1"]},
+              {"id": "S2", "inputs": ["x"], "outputs": ["s2"]},
+              {"id": "S3", "inputs": ["x"], "outputs": ["s3"]},
+              {"id": "S4", "inputs": ["x"], "outputs": ["s4"]},
+              {"id": "W", "inputs": ["x"], "outputs": ["w"], "workspace": 60},
+              {"id": "Y", "inputs": ["big", "s1", "s2", "s3", "s4", "w"], "outputs": ["y"]}],
+      "outputs": ["y"]
+    }"#,
+    )
+    .expect("the fixture is valid")
+}
+
+/// A valid schedule with repeats of `g` ([`schedule_with_repeats`]) and a limit `slack` bytes
+/// above its peak; `None` when the draws give an invalid one (the caller `prop_assume`s).
+pub fn repeated_within(
+    g: &Graph,
+    draws: &[u16],
+    extra: usize,
+    slack: u64,
+) -> Option<(Vec<OpIx>, u64)> {
+    let s = schedule_with_repeats(g, draws, extra, false);
+    peakorder::recompute::check_schedule(g, &s).ok()?;
+    let limit = peakorder::recompute::schedule_peak(g, &s) + slack;
+    Some((s, limit))
+}
