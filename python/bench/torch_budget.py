@@ -174,9 +174,13 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         rec = Recorder()
         return torch.compile(loss_fn, options={"custom_partitioner_fn": pytorch_partitioner(rec)}), rec
     if kind == "ours":
-        # ours:LIMIT/noreorder/sched: extra inductor_options flags (for diagnosis)
+        # ours:LIMIT/noreorder/sched/budget=MS: extra inductor_options flags (for diagnosis), and
+        # the plan's budget in ms (peakorder.plan's default otherwise)
         arg, *flags = arg.split("/")
-        extra = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags}
+        extra: Dict[str, Any] = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags}
+        for f in flags:
+            if f.startswith("budget="):
+                extra["budget_ms"] = int(f.split("=", 1)[1])
         opts = pt.inductor_options(memory_limit=_limit(arg) if arg else None, **extra)
         return torch.compile(loss_fn, options=opts), opts.get("custom_partitioner_fn")
     if kind == "backend":

@@ -150,6 +150,18 @@ def test_inductor_at_three_limits_monotone_eager_gradients():
 
 
 @needs_partitioner
+def test_inductor_least_limit_where_distant_vertical_fusion_undid_the_plan():
+    """The 2-block GPT at its least limit planned with a 1 s budget: destroy and repair's schedule
+    places recomputations early in the backward, and Inductor fused them into readers 40-70
+    nodes later, keeping their inputs live across the other block's backward (torch 2.9.1: 1.476
+    of the limit; peakorder/torch/_fusion.py now vetoes distant vertical fusions)."""
+    r = tb.one("gpt-small", "ours:min/budget=1000")
+    assert r["grads_ok"], r
+    assert r["planned_bytes"] <= r["limit_bytes"], r
+    assert r["peak_bytes"] <= LEAST_SLACK * r["limit_bytes"], r
+
+
+@needs_partitioner
 def test_inductor_gpt_gradients_where_unfused_reductions_went_wrong():
     """The 4-block GPT at the limit where vetoing a reduction's horizontal fusion gave wrong
     LayerNorm gradients (peakorder/torch/_fusion.py)."""
