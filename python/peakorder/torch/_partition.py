@@ -28,13 +28,6 @@ from ._schedule import duplicate, order
 
 Limit = Union[int, str]
 
-#: The plan's budget per call (ms) unless the options give one. A joint graph is a whole
-#: training step (mobilenet_v2 at batch 16: 3,132 ops), planned once per compile, which takes
-#: minutes: at peakorder.plan's default 100 ms its order held 94.5 MB with nothing recomputed,
-#: and Inductor's step measured 106.4 MB; at 2 s the order holds 80.6 MB and the step 81.7 MB
-#: (eager: 105.1 MB). "min" plans three times, a limit twice.
-PLAN_BUDGET_MS = 2000
-
 
 def _parse_limit(memory_limit: Limit) -> Union[int, str]:
     if isinstance(memory_limit, str) and memory_limit.strip().lower() == "min":
@@ -128,7 +121,6 @@ def partition(joint_module: Any, joint_inputs: Any, *, num_fwd_outputs: int,
 
     limit = _parse_limit(memory_limit)
     plan_options = dict(plan_options or {})
-    plan_options.setdefault("budget_ms", PLAN_BUDGET_MS)
     outs = P._extract_fwd_bwd_outputs(joint_module, num_fwd_outputs=num_fwd_outputs)
     fwd_outputs, bwd_outputs = outs[0], outs[1]
     info = _Info(_required_bw(joint_module, bwd_outputs))
