@@ -93,7 +93,7 @@ fn along_both(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget, method: Al
 
 /// `auto` on a large graph: peak repair first (it adds single recomputations where they save
 /// most, and is quick where the limit is shallow), then eviction in the time left (it reaches
-/// deep limits repair cannot), then repair again with more candidates per step in half the
+/// deep limits repair cannot), then repair again with more candidates per step in 70% of the
 /// time left after that, then destroy and repair ([`recompute::rework`]) of the cheapest in
 /// the rest; the cheapest schedule, named by the method that found it.
 fn large_best(
@@ -143,7 +143,6 @@ fn large_best(
             if cost < f.added_cost {
                 f.schedule = s;
                 f.added_cost = cost;
-                return Some((f, by));
             }
             Some((f, by))
         }

@@ -70,8 +70,8 @@ def plan_joint(problem: _joint.JointProblem, memory_limit: Union[int, str],
     p0 = int(free["peak_bytes"])
     if memory_limit == "min":
         # A limit of one byte: no schedule is searched for, so the least-limit search gets the
-        # budget left after the order (asked at p0 - 1, the schedule search took most of it first: under
-        # load the least limit came back as p0: mobilenet_v2's step at batch 16).
+        # budget left after the order. Asked at p0 - 1, the schedule search took most of it
+        # first, and under load mobilenet_v2's step at batch 16 got p0 - 4 as its least limit.
         try:
             peakorder.plan(problem.graph, memory_limit_bytes=1, **plan_options)
             return dict(free, limit_above_inputs_bytes=p0 - held)  # nothing to fit: a step of no bytes
