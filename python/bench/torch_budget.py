@@ -8,7 +8,8 @@ partitioner (``inductor_options(memory_limit=...)``) against PyTorch's
 Each configuration runs in a process of its own (a second torch.compile in one process
 measures differently). A configuration is ``eager``, ``default`` (torch.compile as is),
 ``pytorch:B`` (``activation_memory_budget=B``), ``ours`` (peakorder's options, no limit),
-``ours:L`` (``memory_limit=L``: bytes, ``64MiB`` or ``min``) or ``backend:L``. The step is
+``ours:L`` (``memory_limit=L``: bytes, ``64MiB`` or ``min``; flags after it, as
+``ours:min/budget=80/plan=PATH``, are listed in ``compiled``) or ``backend:L``. The step is
 forward + cross-entropy (compiled together, so the backward starts from a scalar), backward,
 in-place SGD, gradients dropped. Peaks are MiB above what was live before the step.
 ``recomputed GFLOPs`` counts, for both partitioners alike, the FLOPs (``_flops.node_flops``:
@@ -174,8 +175,14 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         rec = Recorder()
         return torch.compile(loss_fn, options={"custom_partitioner_fn": pytorch_partitioner(rec)}), rec
     if kind == "ours":
-        # ours:LIMIT/noreorder/sched/budget=MS: extra inductor_options flags (for diagnosis), and
-        # the plan's budget in ms (peakorder.plan's default otherwise)
+        # ours:LIMIT/noreorder/sched/budget=MS/plan=PATH: extra inductor_options flags (for
+        # diagnosis), the plan's budget in ms (peakorder.plan's default otherwise), and a plan
+        # of the joint graph read from PATH instead of planned (a schedule found within a
+        # budget depends on the clock; saved, it is measured again as it was; the last flag,
+        # since PATH has slashes)
+        arg, _, plan_path = arg.partition("/plan=")
+        if plan_path:
+            _replay(plan_path)
         arg, *flags = arg.split("/")
         extra: Dict[str, Any] = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags}
         for f in flags:
@@ -186,6 +193,25 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
     if kind == "backend":
         return torch.compile(loss_fn, backend=pt.backend(memory_limit=_limit(arg) if arg else None)), None
     raise SystemExit(f"unknown configuration {config!r}")
+
+
+def _replay(path: str) -> None:
+    """Makes the partitioner use the plan saved in ``path`` (``peakorder.plan``'s dict with
+    ``limit_above_inputs_bytes``, as ``_partition.plan_joint`` returns it) for the joint graph,
+    after checking that it schedules exactly that graph's ops."""
+    from peakorder.torch import _partition
+
+    with open(path) as f:
+        saved = json.load(f)
+
+    def plan_joint(problem: Any, memory_limit: Any, plan_options: Dict[str, Any]) -> Dict[str, Any]:
+        ops = {op["id"] for op in problem.graph["ops"]}
+        if set(saved["order"]) != ops:
+            raise SystemExit(f"{path}: not a plan of this joint graph (ops differ: "
+                             f"{sorted(set(saved['order']) ^ ops)[:5]})")
+        return dict(saved)
+
+    _partition.plan_joint = plan_joint
 
 
 RTOL, ATOL = 1e-4, 1e-5

@@ -93,8 +93,9 @@ fn along_both(g: &Graph, order: &[OpIx], limit: u64, budget: &Budget, method: Al
 
 /// `auto` on a large graph: peak repair first (it adds single recomputations where they save
 /// most, and is quick where the limit is shallow), then eviction in the time left (it reaches
-/// deep limits repair cannot), then repair again with more candidates per step in whatever
-/// time is left after that; the cheapest schedule, named by the method that found it.
+/// deep limits repair cannot), then repair again with more candidates per step in 70% of the
+/// time left after that, then destroy and repair ([`recompute::rework`]) of the cheapest in
+/// the rest; the cheapest schedule, named by the method that found it.
 fn large_best(
     g: &Graph,
     order: &[OpIx],
@@ -121,7 +122,9 @@ fn large_best(
     if best.as_ref().is_some_and(|(f, _)| f.added_cost == 0.0) || budget.expired() {
         return best;
     }
-    match along_both(g, order, limit, budget, recompute::repair::plan_wide) {
+    // Most of the time left to the wide pass, the rest to destroy and repair (below).
+    let wide = budget.share(0.7, budget.max_states);
+    let best = match along_both(g, order, limit, &wide, recompute::repair::plan_wide) {
         Outcome::Found(w)
             if best
                 .as_ref()
@@ -130,6 +133,20 @@ fn large_best(
             Some((w, "repair"))
         }
         _ => best,
+    };
+    // Destroy and repair the cheapest in whatever time is left (named by the method that
+    // found what it started from: plans name one of the methods).
+    match best {
+        Some((mut f, by)) if !budget.expired() && f.added_cost > 0.0 => {
+            let s = recompute::rework::rework(g, f.schedule.clone(), limit, budget);
+            let cost = recompute::added_cost(g, &s);
+            if cost < f.added_cost {
+                f.schedule = s;
+                f.added_cost = cost;
+            }
+            Some((f, by))
+        }
+        other => other,
     }
 }
 
