@@ -51,11 +51,8 @@ use crate::OpIx;
 /// (docs/benchmarks.md).
 const PROOF_SHARE_SMALL: f64 = 0.3;
 const PROOF_SHARE: f64 = 0.5;
-/// Small graphs: where the exact search proves a corpus graph it does so in under 10 ms; on
-/// the WfCommons workflows of 120-197 ops it proves nothing in its whole share and branching
-/// does (at 0.7, cutandrun and taxprofiler were proven at 83 and 100 ms of 100, rnaseq only
-/// at 250 ms; at 0.2 at 33, 50 and 48 ms). The wide 60-op families gain too (40 seeds at
-/// 100 ms, two runs each: wide layered 12, 12 -> 15, 16 proven; uniform 6, 8 -> 7, 8).
+/// Small graphs: the exact search proves corpus graphs in under 10 ms or not at all, and on
+/// the 120-197-op workflows branching proves them after it (docs/optimal.md: was 0.7).
 const EXACT_SHARE_SMALL: f64 = 0.2;
 const EXACT_SHARE: f64 = 0.5;
 /// Large graphs at a short budget: the exact search runs right after the proof search's root,
@@ -87,13 +84,10 @@ const RESTART_ABOVE: f64 = 1.03;
 const RESTART_MIN_NODES: u64 = 32;
 /// The part of the time left after local search that the long moves across the peak may use.
 const DEFER_SHARE: f64 = 0.5;
-/// Large graphs, first epoch: the part of the time left that the long moves across the peak
-/// may take on the heuristics' best order before the proof search's root. The root's scans
-/// take ops and sets by the memory known orders give them, so a lower incumbent leaves fewer
-/// to compute: on the Keras ResNet-50 steps (5,425 and 7,310 ops) the pass takes the best
-/// heuristic order to the optimum in 3 to 8 ms, and the root then needs 14 flows (272 and 183
-/// from the heuristic's order, and their last-of-set scans were cut short): proven in 32 and
-/// 42 ms, where the proof came at 110 to 200 ms.
+/// Large graphs, first epoch: the part of the proof search's time that the long moves across
+/// the peak may take on the best order before its root, whose scans take ops and sets by the
+/// memory known orders give them: a lower incumbent leaves fewer to compute (the Keras
+/// ResNet-50 steps: 14 flows, not 183-272; proven in 32-42 ms, not 110-200; docs/optimal.md).
 const EARLY_DEFER_SHARE: f64 = 0.3;
 /// Small graphs: the part of what the exact search left that branching may use.
 const BRANCH_SHARE_SMALL: f64 = 0.6;
@@ -406,9 +400,6 @@ impl State<'_> {
         candidates: &[(u64, Vec<OpIx>)],
     ) -> Option<Ordering> {
         let small = self.g.num_ops() <= SMALL_OPS;
-        if !small && self.search.nodes() == 0 {
-            self.early_defer(budget, pass, candidates.len());
-        }
         // Small graphs: only the root of the proof search (the cut and last-of-set bounds,
         // cheap) before the exact search, which proves most of them; branching comes after,
         // if needed. Large ones: the proof search first, the last-of-set scan within a part
@@ -422,6 +413,11 @@ impl State<'_> {
             },
         );
         let stop = || proof_budget.expired();
+        // Within the proof search's share, which it is for (taken from the whole epoch, it
+        // left the `dots` step's root 54 ms, not 15, and local search too little).
+        if !small && self.search.nodes() == 0 {
+            self.early_defer(&proof_budget, pass, candidates.len());
+        }
         let sets_budget = share(&proof_budget, if small { 1.0 } else { SETS_SHARE });
         let sets_stop = || sets_budget.expired();
         // A long epoch's first run ends well before half of it: its bounds (the root, with
@@ -699,7 +695,14 @@ impl State<'_> {
                 self.search.restart();
                 (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
             }
-            return self.prove(budget, &stop, &stop);
+            // Large graphs: branching only. A last-of-set scan cut short would start again
+            // here, listing and bounding its sets before its first flow (12 ms on the `dots`
+            // step, no clock read): near the deadline it ran past it (119 ms at 100). It goes
+            // on in the next epoch's first run (on the workflows it proves, before local
+            // search).
+            let large = self.g.num_ops() > SMALL_OPS;
+            let no_sets = || large || budget.expired();
+            return self.prove(budget, &stop, &no_sets);
         }
         None
     }
