@@ -560,16 +560,18 @@ impl State<'_> {
         // side of the peak op move there next (half the time left at most: the proof search
         // gets the rest).
         // Its set-up (a simulation, the peak op's ancestors, the candidates) reads no clock.
-        if pass.room(budget, 8.0) {
-            polished = defer::defer_across_peak(self.g, &polished, &share(budget, DEFER_SHARE));
+        let defer_budget = share(budget, DEFER_SHARE);
+        let deferred = pass.room(budget, 8.0);
+        if deferred {
+            polished = defer::defer_across_peak(self.g, &polished, &defer_budget);
         }
         let peak = peak_of(self.g, &polished);
         if peak < self.best.0 {
             self.search.offer(&polished);
             self.best = (peak, polished);
         }
-        // Cut short, the next epoch polishes again (from the best order, among the others).
-        if !budget.expired() {
+        // Cut short (the long moves by their share too), the next epoch polishes again.
+        if !budget.expired() && deferred && !defer_budget.expired() {
             self.polished = Some(self.best.0);
         }
         (self.bound.0 >= self.best.0).then(|| proven(self.best.1.clone(), self.bound.1))
