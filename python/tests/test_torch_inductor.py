@@ -63,3 +63,29 @@ def test_fx_graph_cache_serves_the_planned_graph_and_only_that(tmp_path, monkeyp
         assert compile_once() == (0, 1)
         assert compile_once() == (1, 0)  # same plan options: served from the cache
         assert compile_once(method="greedy") == (0, 1)  # other options: compiled (and planned) anew
+
+
+def test_post_grad_pass_marks_its_graphs_for_the_fusion_veto():
+    """Without a memory limit too, a graph peakorder ordered is one whose distant fusions are
+    vetoed (peakorder/torch/_fusion.py; densenet121's step: 54.60 MiB with them, 51.32 without),
+    and the veto is installed in the thread that compiles; a graph it leaves alone is not marked."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch._inductor.virtualized import V
+
+    from peakorder.torch._fusion import MARK
+
+    def f(x):
+        a = torch.relu(x)
+        b = torch.sin(x)
+        return (a * 2).sum() + (b * 3).sum()
+
+    opts = pt.inductor_options()
+    assert any(line.startswith("fusion:") for line in opts.explain)
+    gm = make_fx(f, tracing_mode="fake")(torch.randn(64, 64))
+    opts["post_grad_custom_post_pass"](gm.graph)
+    assert gm.meta.get(MARK) is True
+    assert getattr(V.choices, "_peakorder_fusion", False)
+    sym = make_fx(f, tracing_mode="symbolic")(torch.randn(64, 64))  # symbolic shapes: left alone
+    with pytest.warns(UserWarning, match="left in Inductor's order"):
+        opts["post_grad_custom_post_pass"](sym.graph)
+    assert MARK not in sym.meta

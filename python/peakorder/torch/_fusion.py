@@ -1,4 +1,4 @@
-"""Inductor's fusion, kept from undoing a recompute plan.
+"""Inductor's fusion, kept from undoing peakorder's order and recompute plan.
 
 Inductor fuses nodes that only share a read (horizontal fusion) when they are within 64 nodes
 of each other (``Scheduler.are_long_distant_nodes``). On a backward that peakorder planned with
@@ -12,7 +12,10 @@ consumer's place, or the consumer's output is made at the producer's (measured, 
 2-block GPT step at its least limit with a schedule that places recomputations early in the
 backward, fused into readers 40-70 nodes later: 8.94 MB against 6.06 MB planned; 6.14 MB vetoed).
 This hook vetoes a horizontal or vertical fusion of two nodes more than ``DISTANCE`` nodes apart
-in graphs peakorder's partitioner made (marked in ``GraphModule.meta``); every other fusion, and
+in graphs peakorder ordered (its post-grad pass marks them in ``GraphModule.meta``, as its
+partitioner does the graphs it cuts; without a recompute plan too: densenet121's training step,
+ordered by the post-grad pass, measured 54.60 MiB with Inductor's distant fusions and 51.32
+without them, below eager's 52.05); every other fusion, and
 every other graph, is Inductor's own decision, except a mix-order reduction (torch 2.15), which
 is split on the promise that it fuses and so is never vetoed. Horizontal fusions with any other
 reduction used to be exempt too (made in the same change: a GPT step's LayerNorm gradients were
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Set in ``GraphModule.meta`` of the graphs whose order peakorder planned.
 MARK = "peakorder_recompute_plan"
 #: Nodes apart (in the planned order) beyond which a horizontal fusion may move an output's
 #: allocation across the plan's frees. Adjacent reads of one tensor (q, k, v) still fuse.
