@@ -66,13 +66,13 @@ def test_fx_graph_cache_serves_the_planned_graph_and_only_that(tmp_path, monkeyp
 
 
 def test_post_grad_pass_marks_its_graphs_for_the_fusion_veto():
-    """Without a memory limit too, a graph peakorder ordered is one whose distant fusions are
-    vetoed (peakorder/torch/_fusion.py; densenet121's step: 54.60 MiB with them, 51.32 without),
+    """Without a memory limit too, a graph peakorder ordered is one whose distant vertical fusions
+    are vetoed (peakorder/torch/_fusion.py; densenet121's step: 54.58 MiB with them, 51.32 without),
     and the veto is installed in the thread that compiles; a graph it leaves alone is not marked."""
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch._inductor.virtualized import V
 
-    from peakorder.torch._fusion import MARK
+    from peakorder.torch._fusion import ORDERED
 
     def f(x):
         a = torch.relu(x)
@@ -83,9 +83,9 @@ def test_post_grad_pass_marks_its_graphs_for_the_fusion_veto():
     assert any(line.startswith("fusion:") for line in opts.explain)
     gm = make_fx(f, tracing_mode="fake")(torch.randn(64, 64))
     opts["post_grad_custom_post_pass"](gm.graph)
-    assert gm.meta.get(MARK) is True
+    assert gm.meta.get(ORDERED) is True
     assert getattr(V.choices, "_peakorder_fusion", False)
     sym = make_fx(f, tracing_mode="symbolic")(torch.randn(64, 64))  # symbolic shapes: left alone
     with pytest.warns(UserWarning, match="left in Inductor's order"):
         opts["post_grad_custom_post_pass"](sym.graph)
-    assert MARK not in sym.meta
+    assert ORDERED not in sym.meta

@@ -12,10 +12,11 @@ consumer's place, or the consumer's output is made at the producer's (measured, 
 2-block GPT step at its least limit with a schedule that places recomputations early in the
 backward, fused into readers 40-70 nodes later: 8.94 MB against 6.06 MB planned; 6.14 MB vetoed).
 This hook vetoes a horizontal or vertical fusion of two nodes more than ``DISTANCE`` nodes apart
-in graphs peakorder ordered (its post-grad pass marks them in ``GraphModule.meta``, as its
-partitioner does the graphs it cuts; without a recompute plan too: densenet121's training step,
-ordered by the post-grad pass, measured 54.60 MiB with Inductor's distant fusions and 51.32
-without them, below eager's 52.05); every other fusion, and
+in graphs peakorder's partitioner cut with recomputations (``MARK`` in ``GraphModule.meta``),
+and a distant vertical fusion in every graph its post-grad pass ordered (``ORDERED``):
+densenet121's training step, no recomputation, measured 54.58 MiB with Inductor's distant
+vertical fusions and 51.32 without them (eager 52.05), while vetoing horizontal ones there too
+raised the 4-block GPT step with nothing recomputed from 37.11 to 39.64 MiB; every other fusion, and
 every other graph, is Inductor's own decision, except a mix-order reduction (torch 2.15), which
 is split on the promise that it fuses and so is never vetoed. Horizontal fusions with any other
 reduction used to be exempt too (made in the same change: a GPT step's LayerNorm gradients were
@@ -30,21 +31,24 @@ from __future__ import annotations
 
 from typing import Any
 
-#: Set in ``GraphModule.meta`` of the graphs whose order peakorder planned.
+#: Set in ``GraphModule.meta`` of the graphs peakorder's partitioner cut with recomputations.
 MARK = "peakorder_recompute_plan"
+#: Set in ``GraphModule.meta`` of the graphs peakorder's post-grad pass ordered.
+ORDERED = "peakorder_ordered"
 #: Nodes apart (in the planned order) beyond which a horizontal fusion may move an output's
 #: allocation across the plan's frees. Adjacent reads of one tensor (q, k, v) still fuse.
 DISTANCE = 4
 
 
-def _marked() -> bool:
+def _marked(*keys: str) -> bool:
     from torch._inductor.virtualized import V
 
     try:
         gm = V.graph.module
     except Exception:
         return False
-    return bool(getattr(gm, "meta", {}).get(MARK))
+    meta = getattr(gm, "meta", {})
+    return any(meta.get(k) for k in keys)
 
 
 def install() -> None:
@@ -61,19 +65,20 @@ def install() -> None:
     except ImportError:
         MixOrderReduction = None
 
-    def distant(node1: Any, node2: Any) -> bool:
-        """In a planned graph, and too far apart to fuse without moving the plan's frees."""
-        if not _marked() or (MixOrderReduction is not None and MixOrderReduction.can_fuse(node1, node2)):
+    def distant(node1: Any, node2: Any, *keys: str) -> bool:
+        """In a graph marked with one of ``keys``, and too far apart to fuse without moving the
+        plan's frees."""
+        if not _marked(*keys) or (MixOrderReduction is not None and MixOrderReduction.can_fuse(node1, node2)):
             return False
         return max(abs(node1.min_order - node2.max_order), abs(node2.min_order - node1.max_order)) > DISTANCE
 
     def can_fuse_horizontal(scheduler: Any, node1: Any, node2: Any, shared_data_score: int) -> bool:
-        if distant(node1, node2):
+        if distant(node1, node2, MARK):
             return False
         return base.can_fuse_horizontal(scheduler, node1, node2, shared_data_score)
 
     def can_fuse_vertical(scheduler: Any, node1: Any, node2: Any, shared_data_score: int) -> bool:
-        if distant(node1, node2):
+        if distant(node1, node2, MARK, ORDERED):
             return False
         return base.can_fuse_vertical(scheduler, node1, node2, shared_data_score)
 
