@@ -121,6 +121,123 @@ def test_saved_values_are_what_the_backward_reads_from_before_the_boundary():
     assert split["pre"] and split["post"]
 
 
+def conv_loss(x, w):
+    return torch.nn.functional.conv2d(x, w).relu().sum()
+
+
+def test_the_joint_graph_is_calibrated_outside_the_partitioners_fake_mode():
+    """AOTAutograd calls the partitioner inside its FakeTensorMode: the calibration run made fake
+    inputs there and measured no scratch at all (mobilenet_v2's convolutions: 6 MiB of mkldnn
+    scratch each, calibrated as none; its step at the least limit 1.19 of the plan). The run
+    leaves the mode, and restores the global generator it draws from."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(16, 16, 32, 32, generator=g)
+    w = torch.randn(96, 16, 1, 1, generator=g, requires_grad=True)
+    joint, _ = joint_of(conv_loss, x, w)
+    real = _joint.calibrate_joint(joint)
+    conv = [n.name for n in joint.graph.nodes if n.target is torch.ops.aten.convolution.default]
+    assert conv and real.get(conv[0], 0) >= 2**20, real  # mkldnn's reordered output, 6 MiB here
+    state = torch.get_rng_state()
+    with FakeTensorMode():
+        inside = _joint.calibrate_joint(joint)
+    assert inside.get(conv[0]) == real[conv[0]], inside
+    assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_each_run_reads_the_run_of_its_input_made_last_before_it():
+    """_schedule.duplicate: the first run of ``neg`` follows a second run of ``relu`` and reads it;
+    its own second run must read the third run of ``relu``, not the second again (mobilenet_v2 at
+    its least limit: hardtanh masks recomputed in the backward read the forward's second run of
+    their input, which the forward then saved: 8.6 MB the plan did not save)."""
+    from peakorder.torch import _schedule
+
+    def f(x):
+        return torch.neg(torch.relu(x)) + 1
+
+    gm = torch.fx.symbolic_trace(f)
+    steps = ["relu", "relu", "neg", "relu", "neg", "add"]
+    inst = _schedule.duplicate(gm, steps, num_fwd_outputs=1)
+    nodes = {n.name: n for n in gm.graph.nodes}
+    relu = [inst[0], inst[1], inst[3]]
+    neg = [inst[2], inst[4]]
+    assert len(set(relu)) == 3 and len(set(neg)) == 2, inst
+    assert nodes[neg[0]].args[0].name == relu[1]
+    assert nodes[neg[1]].args[0].name == relu[2]
+    assert nodes[inst[5]].args[0].name == neg[1]
+
+
+def test_values_read_far_from_where_they_are_made_get_a_buffer_in_recompute_graphs():
+    """_inductor._realize_distant: Inductor inlines a pointwise value into its readers, so a value
+    the plan keeps while a recomputation frees its input would keep the input instead
+    (mobilenet_v2's step at its least limit: 45.6 MB against 27.8 planned; 33.1 MB with
+    buffers). A value read within DISTANCE nodes stays Inductor's to inline."""
+    from peakorder.torch import _fusion, _inductor
+
+    def f(x):
+        kept = torch.sin(x)  # read again at the end
+        near = torch.cos(x)
+        y = near + 1
+        for _ in range(_fusion.DISTANCE + 1):
+            y = torch.tanh(y)
+        return y * kept
+
+    gm = torch.fx.symbolic_trace(f)
+    for n in gm.graph.nodes:
+        if n.op == "call_function":
+            n.meta["val"] = torch.empty(4)  # as Inductor's post-grad graphs carry
+    _inductor._realize_distant(gm.graph)
+    marked = {n.name for n in gm.graph.nodes if n.meta.get("inductor_realize_to_strides")}
+    assert marked == {"sin"}, marked
+
+
+def test_forward_ops_nothing_reads_run_before_the_boundary():
+    """BatchNorm's copy_ of its new running statistics into the buffer is read by nothing and
+    is no forward output, yet torch's extraction puts it in the forward graph with what it reads.
+    Planned after the boundary, it read the backward's recomputations and the forward made them
+    too (mobilenet_v2 at its least limit: a 6 MiB convolution made three times in the forward,
+    one run saved). The boundary reads it, so no schedule can place it after."""
+    import copy
+
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import default_partition
+
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                            torch.nn.Conv2d(8, 4, 3), torch.nn.BatchNorm2d(4))
+    got = {}
+
+    def grab(gm, joint_inputs, *, num_fwd_outputs, **kw):
+        got["joint"], got["n"] = copy.deepcopy(gm), num_fwd_outputs
+        return default_partition(gm, joint_inputs, num_fwd_outputs=num_fwd_outputs)
+
+    torch._dynamo.reset()
+    # keep_inference_input_mutations: the copy_ stays in the joint graph, as Inductor keeps it
+    f = torch.compile(lambda x: m(x), backend=aot_autograd(fw_compiler=lambda g, _: g, partition_fn=grab,
+                                                           keep_inference_input_mutations=True))
+    f(torch.randn(2, 3, 8, 8)).sum().backward()
+    joint = got["joint"]
+    from torch._functorch import partitioners as P
+
+    fwd_outputs, bwd_outputs = P._extract_fwd_bwd_outputs(joint, num_fwd_outputs=got["n"])[:2]
+    info = _partition._Info(_partition._required_bw(joint, bwd_outputs))
+    problem = _joint.export_joint(joint, info, fwd_outputs)
+    ops = {o["id"]: o for o in problem.graph["ops"]}
+    copies = [o for o in ops.values() if o["kind"] == "aten.copy_.default"]
+    assert len(copies) == 6, [o["kind"] for o in ops.values()]
+    boundary = ops[_joint.BOUNDARY]
+    assert all(set(o["outputs"]) <= set(boundary["inputs"]) for o in copies)
+    # The program order with one copy_ moved after the boundary is refused.
+    order = [o["id"] for o in problem.graph["ops"] if o["id"] != _joint.BOUNDARY]
+    fwd = [i for i in order if not info.is_required_bw(problem.op_node[i])]
+    bwd = [i for i in order if info.is_required_bw(problem.op_node[i])]
+    last = copies[-1]["id"]
+    fwd.remove(last)
+    with pytest.raises(peakorder.PeakorderError):
+        peakorder.simulate(problem.graph, fwd + [_joint.BOUNDARY, last] + bwd)
+    peakorder.simulate(problem.graph, fwd + [last, _joint.BOUNDARY] + bwd)
+
+
 def test_backend_at_three_limits_gives_eager_gradients_within_the_limit():
     """backend(memory_limit=...): AOTAutograd + fx, no fusion: the allocator measures the plan."""
     rows = [tb.one("gpt-small", c) for c in ("backend:1TiB", "backend:min")]

@@ -16,6 +16,26 @@ from ._uuid import pass_uuid
 from ._versions import require
 
 
+def _realize_distant(graph: Any) -> None:
+    """In a graph cut with recomputations, every value read more than ``DISTANCE`` nodes after
+    it is made gets a buffer of its own (``inductor_realize_to_strides``). Inductor otherwise
+    inlines a pointwise value into each of its readers, so what lives until the last reader is
+    its inputs, not the value: the plan trades a recomputation for keeping that value, and the
+    inlined step keeps what the recomputation was to free (measured: mobilenet_v2's step at
+    its least limit, a saved schedule, 45.6 MB against 27.8 planned; 33.1 MB with this)."""
+    import torch
+
+    from ._fusion import DISTANCE
+
+    pos = {n: i for i, n in enumerate(graph.nodes)}
+    for n in graph.nodes:
+        if n.op != "call_function" or not isinstance(n.meta.get("val"), torch.Tensor):
+            continue
+        last = max((pos[u] for u in n.users if u.op != "output"), default=pos[n])
+        if last - pos[n] > DISTANCE:
+            n.meta["inductor_realize_to_strides"] = True
+
+
 def _graph_pass_class() -> type:
     from torch._inductor.custom_graph_pass import CustomGraphPass
 
@@ -41,12 +61,14 @@ def _graph_pass_class() -> type:
                 return
             # Inductor's distant vertical fusions then keep to the order (_fusion): the veto is
             # installed here, in the thread that compiles, and the graph module it lowers marked.
-            from ._fusion import ORDERED, install
+            from ._fusion import MARK, ORDERED, install
 
             install()
             owner = getattr(graph, "owning_module", None)
             if owner is not None:
                 owner.meta[ORDERED] = True
+                if owner.meta.get(MARK):
+                    _realize_distant(graph)
 
         def uuid(self) -> str:
             return pass_uuid("post_grad", self.options)
