@@ -23,7 +23,8 @@
 //!    bound is kept.
 //! 6. Local search usually stops (no move helps) well before the deadline: the proof search
 //!    runs once more until the deadline, with the polished order as its incumbent, from its
-//!    open nodes (or, once its tree is large, from a restarted one).
+//!    open nodes (or, once its tree is large, from a restarted one, when the old tree's
+//!    nodes, seeded by the polished order, stop lowering the best peak).
 //!
 //! Steps 3 to 6 run in epochs of doubling length ([`auto_order`]): every epoch runs them all
 //! within its own time, going on from what the epochs before found, so that a larger budget
@@ -83,6 +84,12 @@ const FIRST_BRANCH_MIN_MS: f64 = 200.0;
 const RESTART_ABOVE: f64 = 1.03;
 /// ... but only once the tree has this many nodes.
 const RESTART_MIN_NODES: u64 = 32;
+/// Before a restart, the old tree goes on from its open nodes, whose children take the
+/// polished order repaired for their arcs when it is lower ([`Search::offer_seed`]), as long as
+/// each this many nodes lower the best peak: the JAX ResNet-26 step's tree, restarted after
+/// 32 nodes, needed 30 more to find the optimum its bound already met (proven at 114-122
+/// ms); continued, a few (57-78 ms, docs/optimal.md).
+const CONTINUE_NODES: u64 = 4;
 /// The part of the time left after local search that the long moves across the peak may use.
 const DEFER_SHARE: f64 = 0.5;
 /// Large graphs, first epoch: the part of the proof search's time that the long moves across
@@ -594,11 +601,6 @@ impl State<'_> {
             // A tree of a few nodes is not restarted (its cuts are what the next one starts
             // from: efficientnet_b0's step, restarted after 2 nodes, is at 1.037 at 100 ms,
             // after 52 at 1.002, as with one epoch).
-            let young_done = self.search.nodes() - self.tree_nodes >= RESTART_MIN_NODES;
-            if (grown || far_above) && self.best.0 < self.tree_peak && young_done {
-                self.search.restart();
-                (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
-            }
             // Large graphs: branching only. A last-of-set scan cut short would start again
             // here, listing and bounding its sets before its first flow (12 ms on the `dots`
             // step, no clock read): near the deadline it ran past it (119 ms at 100). It goes
@@ -606,6 +608,26 @@ impl State<'_> {
             // search).
             let large = self.g.num_ops() > SMALL_OPS;
             let no_sets = || large || budget.expired();
+            if large && (grown || far_above) && self.best.0 < self.tree_peak {
+                // The old tree first, while its nodes, seeded by the polished order, lower
+                // the best peak (a restart starts over from the best order when they stop).
+                loop {
+                    let before = self.best.0;
+                    let nodes = self.search.nodes() + CONTINUE_NODES;
+                    let p = self.search.run(&limits(budget, &stop, &no_sets, nodes));
+                    if let Some(done) = fold(p, &mut self.bound, &mut self.best) {
+                        return Some(done);
+                    }
+                    if self.best.0 == before || budget.expired() {
+                        break;
+                    }
+                }
+            }
+            let young_done = self.search.nodes() - self.tree_nodes >= RESTART_MIN_NODES;
+            if (grown || far_above) && self.best.0 < self.tree_peak && young_done {
+                self.search.restart();
+                (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
+            }
             return self.prove(budget, &stop, &no_sets);
         }
         None
