@@ -13,8 +13,8 @@ use std::cell::Cell;
 use peakorder::bounds::branching::{Limits, Search};
 use peakorder::bounds::BoundKind;
 use peakorder::order::greedy::greedy_order;
-use peakorder::order::{inductor, xla};
-use peakorder::referee::least_peak as brute_force;
+use peakorder::order::{alap, inductor, xla};
+use peakorder::referee::{best_order, least_peak as brute_force};
 use peakorder::simulate::simulate;
 use proptest::prelude::*;
 
@@ -72,6 +72,68 @@ proptest! {
         // And with no limit the search ends where a fresh one would.
         let r = search.run(&Limits::until(&|| false));
         prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
+        if r.finished {
+            prop_assert_eq!(r.bound, best);
+            prop_assert_eq!(r.peak, best);
+        }
+    }
+
+    /// Orders offered once the tree has a root, each lower than the last (the optimum's last
+    /// of all, in some cases), are repaired by the children below them (the seed,
+    /// `Search::offer_seed`, `Search::children`): every node's order stays a valid order, the bound a true one, and
+    /// a finished search has met the optimum.
+    #[test]
+    fn seeded_children_keep_valid_orders(
+        kind in 0u8..8,
+        seed in any::<u64>(),
+        n in 1usize..=10,
+        runs in prop::collection::vec((0u64..60, 1u64..12), 1..6),
+        optimum_last in any::<bool>(),
+    ) {
+        let g = seeded_graph(kind, seed, n);
+        let (best, optimum) = best_order(&g);
+        let mut orders = vec![
+            greedy_order(&g),
+            inductor::lpmf_order(&g),
+            inductor::bfs_order(&g),
+            inductor::dfs_order(&g),
+            xla::list_order(&g),
+            xla::dfs_order(&g),
+            xla::post_order(&g),
+            alap::alap_order(&g),
+        ];
+        let peak = |o: &[u32]| simulate(&g, o).map(|s| s.peak_bytes).unwrap_or(u64::MAX);
+        // The worst first: it starts the search, the others are offered best last.
+        orders.sort_by_key(|o| std::cmp::Reverse(peak(o)));
+        if optimum_last {
+            orders.push(optimum);
+        }
+        let mut search = Search::new(&g, orders[0].clone(), &[], (0, BoundKind::Simple));
+        let count = Cell::new(0);
+        let mut nodes = 1;
+        // The root first, so that what is offered after it seeds the children.
+        let r = search.run(&Limits { max_nodes: nodes, ..Limits::until(&|| false) });
+        prop_assert!(r.bound <= best);
+        for (i, &(calls, more)) in runs.iter().enumerate() {
+            if let Some(o) = orders.get(i + 1) {
+                search.offer_seed(o);
+            }
+            nodes += more;
+            let stop = after(calls, &count);
+            let r = search.run(&Limits { max_nodes: nodes, ..Limits::until(&stop) });
+            let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(sim.peak_bytes, r.peak);
+            prop_assert!(r.bound <= best, "run {}: bound {} above the optimum {}", i, r.bound, best);
+            prop_assert!(r.peak >= best);
+            if r.finished {
+                prop_assert_eq!(r.bound, best);
+                prop_assert_eq!(r.peak, best);
+            }
+        }
+        let r = search.run(&Limits::until(&|| false));
+        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
+        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(sim.peak_bytes, r.peak);
         if r.finished {
             prop_assert_eq!(r.bound, best);
             prop_assert_eq!(r.peak, best);

@@ -52,7 +52,7 @@ use super::cut::{during_in, CutNetwork, Known};
 use evaluate::{evaluate, Eval};
 use node::{node_bytes, Arc, Bounder, Node, Open};
 use pairs::still_valid;
-use repair::{repair_during, repaired_upper};
+use repair::{repair_during, repaired, repaired_upper};
 use root_bounds::{Against, RootBounds};
 
 /// How many times [`super::first_free::repaired`] repairs each hinted order at its peak.
@@ -190,6 +190,12 @@ pub struct Search<'g> {
     held: u64,
     /// No pair is left to branch on at the least open node: the bound is final.
     stuck: bool,
+    /// The last order offered from outside ([`Search::offer_seed`]: local search's, the exact
+    /// search's) that lowered the incumbent once the tree had a root, numbered. The tree's
+    /// nodes keep their parents' orders, repaired for their arcs, so a better order found
+    /// elsewhere would only close nodes: each child also repairs this one to keep its arcs
+    /// and takes it when it is lower (see [`Search::children`]).
+    seed: Option<(u64, Bounder)>,
 }
 
 impl<'g> Search<'g> {
@@ -241,6 +247,7 @@ impl<'g> Search<'g> {
             store: Vec::new(),
             held: 0,
             stuck: false,
+            seed: None,
         };
         for o in others {
             s.offer(o);
@@ -251,6 +258,25 @@ impl<'g> Search<'g> {
     /// Takes `order` (a topological order of the graph) as the incumbent if it is lower.
     pub fn offer(&mut self, order: &[OpIx]) {
         let p = peak_of(self.g, order);
+        self.offer_peak(order, p);
+    }
+
+    /// [`Search::offer`], and once the tree has a root, when `order` is lower than the
+    /// incumbent, the seed of the children expanded from then on: each repairs it to keep its
+    /// arcs and takes it as its order when that is lower than its parent's repaired (see
+    /// [`Search::children`]).
+    pub fn offer_seed(&mut self, order: &[OpIx]) {
+        let p = peak_of(self.g, order);
+        if p < self.best_peak && matches!(self.root, Root::Done(_)) {
+            let number = self.seed.as_ref().map_or(0, |s| s.0) + 1;
+            let seed = Bounder {
+                order: Rc::new(order.to_vec()),
+                during: Rc::new(during_in(self.g, order)),
+                peak: p,
+                keeps: 0,
+            };
+            self.seed = Some((number, seed));
+        }
         self.offer_peak(order, p);
     }
 
@@ -277,6 +303,8 @@ impl<'g> Search<'g> {
             self.store.clear();
             self.held = 0;
             self.stuck = false;
+            // The new root starts from the best order.
+            self.seed = None;
         }
     }
 
@@ -443,8 +471,33 @@ impl<'g> Search<'g> {
             if reaches(&net, y, x, seen) {
                 continue;
             }
-            let (order, mut upper, peak) =
+            let (mut order, mut upper, mut peak) =
                 repair_during(g, &net, &node.order, &parent_during, x, y);
+            // The seed, repaired for the arcs it does not keep yet (one, below a node that
+            // repaired it), replaces the parent's order when lower: after local search the
+            // JAX ResNet-26 step's tree finds the optimum within a few nodes instead of
+            // growing on from the early deferral's order (docs/optimal.md).
+            let mut seed = None;
+            if let Some((number, first)) = &self.seed {
+                let base = match &node.seed {
+                    Some((n, b)) if n == number => b,
+                    _ => first,
+                };
+                let mut r = if base.keeps < arcs.len() {
+                    repaired(g, &net, base, &arcs[base.keeps..])
+                } else {
+                    base.clone()
+                };
+                r.keeps = arcs.len();
+                if r.peak < peak {
+                    // Both orders keep every arc: each bounds every cut from above.
+                    for (u, &d) in upper.iter_mut().zip(r.during.iter()) {
+                        *u = (*u).min(d);
+                    }
+                    (order, peak) = (r.order.to_vec(), r.peak);
+                }
+                seed = Some((*number, r));
+            }
             self.offer_peak(&order, peak);
             self.nodes += 1;
             let inherited = still_valid(&node.known, x, y);
@@ -472,6 +525,7 @@ impl<'g> Search<'g> {
                 stop,
             );
             child.node.bounders = bounders;
+            child.node.seed = seed;
             self.offer_peak(&child.node.order, child.node.peak);
             if !child.complete {
                 return None;

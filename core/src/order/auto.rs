@@ -23,7 +23,8 @@
 //!    bound is kept.
 //! 6. Local search usually stops (no move helps) well before the deadline: the proof search
 //!    runs once more until the deadline, with the polished order as its incumbent, from its
-//!    open nodes (or, once its tree is large, from a restarted one).
+//!    open nodes (or, once its tree is large, from a restarted one, when the old tree's
+//!    nodes, seeded by the polished order, stop lowering the best peak).
 //!
 //! Steps 3 to 6 run in epochs of doubling length ([`auto_order`]): every epoch runs them all
 //! within its own time, going on from what the epochs before found, so that a larger budget
@@ -37,12 +38,13 @@ use crate::bounds::{lower_bound, BoundKind};
 use crate::budget::Budget;
 use crate::graph::Graph;
 use crate::order::exact::exact_search_above;
-use crate::order::{
-    alap, defer, greedy, inductor, liu, local_search, program, spize, xla, Ordering,
-};
+use crate::order::{defer, liu, local_search, Ordering};
 use crate::simulate::peak_of;
-use crate::sort::CompactSort;
 use crate::OpIx;
+
+mod candidates;
+pub use candidates::{fallback_candidates, heuristic_candidates};
+use candidates::{timed_candidates, Pass};
 
 /// The part of an epoch's time left that the proof search may use, then the part of what is
 /// left after it that the exact search may use, before local search takes the rest: the exact search
@@ -82,6 +84,12 @@ const FIRST_BRANCH_MIN_MS: f64 = 200.0;
 const RESTART_ABOVE: f64 = 1.03;
 /// ... but only once the tree has this many nodes.
 const RESTART_MIN_NODES: u64 = 32;
+/// Before a restart, the old tree goes on from its open nodes, whose children take the
+/// polished order repaired for their arcs when it is lower ([`Search::offer_seed`]), as long as
+/// each this many nodes lower the best peak: the JAX ResNet-26 step's tree, restarted after
+/// 32 nodes, needed 30 more to find the optimum its bound already met (proven at 114-122
+/// ms); continued, a few (57-78 ms, docs/optimal.md).
+const CONTINUE_NODES: u64 = 4;
 /// The part of the time left after local search that the long moves across the peak may use.
 const DEFER_SHARE: f64 = 0.5;
 /// Large graphs, first epoch: the part of the proof search's time that the long moves across
@@ -93,91 +101,6 @@ const EARLY_DEFER_SHARE: f64 = 0.3;
 const BRANCH_SHARE_SMALL: f64 = 0.6;
 /// Graphs of up to this many ops get the `_SMALL` shares.
 const SMALL_OPS: usize = 200;
-
-/// About how long one heuristic takes before any has been timed: 0.4 µs per op (greedy on a
-/// 100,000-op layered graph, 40 ms).
-const HEURISTIC_MS_PER_OP: f64 = 4e-4;
-/// About how long a pass over the graph takes per op (see [`candidates_until`]).
-const PASS_MS_PER_OP: f64 = 4e-5;
-
-/// The heuristics' orders in the order they run (cheapest and most often best first). The
-/// program order comes first when it is topological (one pass). A heuristic starts only when
-/// the time left before `budget`'s deadline covers what the last one took (they all cost about
-/// the same), and the first one also when no program order exists: there is always an order.
-fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
-    let runs: [fn(&Graph) -> Vec<OpIx>; 9] = [
-        greedy::greedy_order,
-        // Second: where it wins it wins by far (remat'd steps), and under a tight clock the
-        // last heuristics are skipped.
-        alap::alap_order,
-        inductor::lpmf_order,
-        xla::list_order,
-        inductor::bfs_order,
-        inductor::dfs_order,
-        xla::dfs_order,
-        xla::post_order,
-        spize::spize_order,
-    ];
-    let mut out = Vec::with_capacity(runs.len() + 1);
-    let t = budget.clock.now_ms();
-    if let Ok(p) = program::program_order(g) {
-        out.push(p);
-    }
-    // One pass over the graph: each order found costs two more to score, and the plan five to
-    // check and report. The program order's check is a light one; a simulation costs about
-    // 40 ns per op (3.7 ms on a 100,000-op layered graph).
-    let pass = (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP);
-    let mut last_ms = g.num_ops() as f64 * HEURISTIC_MS_PER_OP;
-    for run in runs {
-        let now = budget.clock.now_ms();
-        let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
-        let after = (2 * out.len() + 7) as f64 * pass;
-        // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
-        if !out.is_empty() && (budget.cancelled() || left < 2.0 * last_ms + after) {
-            break;
-        }
-        out.push(run(g));
-        last_ms = budget.clock.now_ms() - now;
-    }
-    out
-}
-
-/// The near-linear heuristics' orders, as starting points for [`local_search::improve_best`]: greedy, the
-/// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
-/// the as-late-as-possible order, and the program order when it is topological. Their best is never above `inductor`'s or
-/// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.
-pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
-    let mut c = vec![
-        ("greedy", greedy::greedy_order(g)),
-        ("spize", spize::spize_order(g)),
-        ("inductor-lpmf", inductor::lpmf_order(g)),
-        ("inductor-bfs", inductor::bfs_order(g)),
-        ("inductor-dfs", inductor::dfs_order(g)),
-        ("xla-list", xla::list_order(g)),
-        ("xla-dfs", xla::dfs_order(g)),
-        ("xla-post-order", xla::post_order(g)),
-        ("alap", alap::alap_order(g)),
-    ];
-    if let Ok(p) = program::program_order(g) {
-        c.push(("program", p));
-    }
-    c
-}
-
-/// The heuristics' orders (only valid ones), best (lowest peak) first.
-pub fn heuristic_candidates(g: &Graph) -> Vec<(u64, Vec<OpIx>)> {
-    scored(g, fallback_candidates(g).into_iter().map(|c| c.1))
-}
-
-fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<(u64, Vec<OpIx>)> {
-    let mut c: Vec<(u64, Vec<OpIx>)> = orders
-        // A heuristic's order is checked before it is trusted as an incumbent.
-        .filter(|o| g.check_order(o).is_ok())
-        .map(|o| (peak_of(g, &o), o))
-        .collect();
-    c.sort_by_key_compact(|x| x.0);
-    c
-}
 
 /// Exact search seeded with the best heuristic order (the `exact` method); the heuristics
 /// read the clock between them, as in [`auto_order`].
@@ -192,31 +115,6 @@ pub fn exact_with_heuristics(g: &Graph, budget: &Budget) -> Ordering {
         return Ordering::heuristic(incumbent);
     }
     crate::order::exact::exact_search(g, budget, incumbent).into()
-}
-
-/// How long one pass over the graph (a simulation, a check) takes, measured while scoring the
-/// heuristics' orders: each phase sets up with a few such passes before it reads the clock
-/// again, so none starts without room for them (a 100,000-op graph needs a few milliseconds
-/// per pass).
-struct Pass(f64);
-
-impl Pass {
-    /// Whether `passes` passes end before `budget`'s deadline.
-    fn room(&self, budget: &Budget, passes: f64) -> bool {
-        budget
-            .deadline_ms
-            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.0)
-    }
-}
-
-/// The heuristics' scored orders (see [`candidates_until`]) and the time of one pass.
-fn timed_candidates(g: &Graph, budget: &Budget) -> (Vec<(u64, Vec<OpIx>)>, Pass) {
-    let orders = candidates_until(g, budget);
-    let (n, t) = (orders.len().max(1) as f64, budget.clock.now_ms());
-    let c = scored(g, orders.into_iter());
-    // Scoring is a check and a simulation per order.
-    let pass = Pass((budget.clock.now_ms() - t) / (2.0 * n));
-    (c, pass)
 }
 
 /// The budget of one phase: `fraction` of the time left before `budget`'s deadline.
@@ -383,6 +281,17 @@ struct State<'g> {
 }
 
 impl State<'_> {
+    /// Offers `order` to the proof search; on large graphs as the seed of its children too
+    /// (see [`Search::offer_seed`]): on `wf-smrnaseq-001` (197 ops) seeded trees stayed at
+    /// 908.9 MB at 1 s in six runs, where unseeded ones got to 890.6-900.7 MB.
+    fn offer(&mut self, order: &[OpIx]) {
+        if self.g.num_ops() > SMALL_OPS {
+            self.search.offer_seed(order);
+        } else {
+            self.search.offer(order);
+        }
+    }
+
     fn result(self) -> Ordering {
         if self.bound.0 >= self.best.0 {
             return proven(self.best.1, self.bound.1);
@@ -492,7 +401,7 @@ impl State<'_> {
             self.search.raise(self.bound);
         }
         if searched.peak < self.best.0 {
-            self.search.offer(&searched.order);
+            self.offer(&searched.order);
             self.best = (searched.peak, searched.order);
         }
         None
@@ -567,7 +476,7 @@ impl State<'_> {
         }
         let peak = peak_of(self.g, &polished);
         if peak < self.best.0 {
-            self.search.offer(&polished);
+            self.offer(&polished);
             self.best = (peak, polished);
         }
         // Cut short (the long moves by their share too), the next epoch polishes again.
@@ -692,11 +601,6 @@ impl State<'_> {
             // A tree of a few nodes is not restarted (its cuts are what the next one starts
             // from: efficientnet_b0's step, restarted after 2 nodes, is at 1.037 at 100 ms,
             // after 52 at 1.002, as with one epoch).
-            let young_done = self.search.nodes() - self.tree_nodes >= RESTART_MIN_NODES;
-            if (grown || far_above) && self.best.0 < self.tree_peak && young_done {
-                self.search.restart();
-                (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
-            }
             // Large graphs: branching only. A last-of-set scan cut short would start again
             // here, listing and bounding its sets before its first flow (12 ms on the `dots`
             // step, no clock read): near the deadline it ran past it (119 ms at 100). It goes
@@ -704,6 +608,26 @@ impl State<'_> {
             // search).
             let large = self.g.num_ops() > SMALL_OPS;
             let no_sets = || large || budget.expired();
+            if large && (grown || far_above) && self.best.0 < self.tree_peak {
+                // The old tree first, while its nodes, seeded by the polished order, lower
+                // the best peak (a restart starts over from the best order when they stop).
+                loop {
+                    let before = self.best.0;
+                    let nodes = self.search.nodes() + CONTINUE_NODES;
+                    let p = self.search.run(&limits(budget, &stop, &no_sets, nodes));
+                    if let Some(done) = fold(p, &mut self.bound, &mut self.best) {
+                        return Some(done);
+                    }
+                    if self.best.0 == before || budget.expired() {
+                        break;
+                    }
+                }
+            }
+            let young_done = self.search.nodes() - self.tree_nodes >= RESTART_MIN_NODES;
+            if (grown || far_above) && self.best.0 < self.tree_peak && young_done {
+                self.search.restart();
+                (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
+            }
             return self.prove(budget, &stop, &no_sets);
         }
         None

@@ -151,6 +151,7 @@ pub(super) fn evaluate(
             peak,
             known,
             bounders: Vec::new(),
+            seed: None,
         },
         complete,
         pair,

@@ -23,6 +23,9 @@ pub(super) struct Node {
     pub(super) known: Vec<(OpIx, Known)>,
     /// Orders that bound its children's cuts (see [`super::repair::repaired_upper`]).
     pub(super) bounders: Vec<Bounder>,
+    /// The search's seed (by its number) repaired to keep this node's arcs (see
+    /// `Search::offer_seed`).
+    pub(super) seed: Option<(u64, Bounder)>,
 }
 
 /// An order of the graph that keeps the first `keeps` arcs of the node holding it.
@@ -36,7 +39,7 @@ pub(super) struct Bounder {
 }
 
 /// What `node` holds in memory (its order, its arcs, its cuts' downsets and its share of its
-/// bounders): what [`super::Limits::max_bytes`] counts.
+/// bounders and seed): what [`super::Limits::max_bytes`] counts.
 pub(super) fn node_bytes(node: &Node) -> u64 {
     let words = node.order.len().div_ceil(64) as u64;
     // A bounder is shared by the nodes below the one that repaired it: each pays its share.
@@ -44,7 +47,12 @@ pub(super) fn node_bytes(node: &Node) -> u64 {
         .bounders
         .iter()
         .map(|b| 24 + b.order.len() * 12 / Rc::strong_count(&b.order))
-        .sum();
+        .sum::<usize>()
+        + node
+            .seed
+            .iter()
+            .map(|(_, b)| 24 + b.order.len() * 12 / Rc::strong_count(&b.order))
+            .sum::<usize>();
     (node.order.len() * 4 + node.arcs.len() * 8 + bounders) as u64
         + node.known.len() as u64 * (32 + 8 * words)
 }

@@ -114,7 +114,7 @@ pub(super) fn repair_during(
 
 /// `b`'s order repaired (see [`repair_during`]) to keep every arc of `arcs` (all of them in `net`),
 /// with its memory by op and its peak (see [`repair_during`]).
-fn repaired(g: &Graph, net: &CutNetwork, b: &Bounder, arcs: &[Arc]) -> Bounder {
+pub(super) fn repaired(g: &Graph, net: &CutNetwork, b: &Bounder, arcs: &[Arc]) -> Bounder {
     let mut pos = positions(&b.order);
     let mut out: Option<(Vec<OpIx>, Vec<u64>, u64)> = None;
     for &(x, y) in arcs {

@@ -1,0 +1,120 @@
+//! `auto`'s candidates: the near-linear heuristics' orders, run one after another under the
+//! clock and scored, and how long one pass over the graph takes (what each phase needs to set
+//! up before it reads the clock again).
+
+use crate::budget::Budget;
+use crate::graph::Graph;
+use crate::order::{alap, greedy, inductor, program, spize, xla};
+use crate::simulate::peak_of;
+use crate::sort::CompactSort;
+use crate::OpIx;
+
+/// About how long one heuristic takes before any has been timed: 0.4 µs per op (greedy on a
+/// 100,000-op layered graph, 40 ms).
+const HEURISTIC_MS_PER_OP: f64 = 4e-4;
+/// About how long a pass over the graph takes per op (see [`candidates_until`]).
+const PASS_MS_PER_OP: f64 = 4e-5;
+
+/// The heuristics' orders in the order they run (cheapest and most often best first). The
+/// program order comes first when it is topological (one pass). A heuristic starts only when
+/// the time left before `budget`'s deadline covers what the last one took (they all cost about
+/// the same), and the first one also when no program order exists: there is always an order.
+fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
+    let runs: [fn(&Graph) -> Vec<OpIx>; 9] = [
+        greedy::greedy_order,
+        // Second: where it wins it wins by far (remat'd steps), and under a tight clock the
+        // last heuristics are skipped.
+        alap::alap_order,
+        inductor::lpmf_order,
+        xla::list_order,
+        inductor::bfs_order,
+        inductor::dfs_order,
+        xla::dfs_order,
+        xla::post_order,
+        spize::spize_order,
+    ];
+    let mut out = Vec::with_capacity(runs.len() + 1);
+    let t = budget.clock.now_ms();
+    if let Ok(p) = program::program_order(g) {
+        out.push(p);
+    }
+    // One pass over the graph: each order found costs two more to score, and the plan five to
+    // check and report. The program order's check is a light one; a simulation costs about
+    // 40 ns per op (3.7 ms on a 100,000-op layered graph).
+    let pass = (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP);
+    let mut last_ms = g.num_ops() as f64 * HEURISTIC_MS_PER_OP;
+    for run in runs {
+        let now = budget.clock.now_ms();
+        let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
+        let after = (2 * out.len() + 7) as f64 * pass;
+        // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
+        if !out.is_empty() && (budget.cancelled() || left < 2.0 * last_ms + after) {
+            break;
+        }
+        out.push(run(g));
+        last_ms = budget.clock.now_ms() - now;
+    }
+    out
+}
+
+/// The near-linear heuristics' orders, as starting points for [`crate::order::local_search::improve_best`]: greedy, the
+/// SP-ized series-parallel order, Inductor's LPMF, BFS and DFS, XLA's list, DFS and post-order,
+/// the as-late-as-possible order, and the program order when it is topological. Their best is never above `inductor`'s or
+/// `xla`'s choice, which pick among subsets of them. Each is O((V + E) log V) or better.
+pub fn fallback_candidates(g: &Graph) -> Vec<(&'static str, Vec<OpIx>)> {
+    let mut c = vec![
+        ("greedy", greedy::greedy_order(g)),
+        ("spize", spize::spize_order(g)),
+        ("inductor-lpmf", inductor::lpmf_order(g)),
+        ("inductor-bfs", inductor::bfs_order(g)),
+        ("inductor-dfs", inductor::dfs_order(g)),
+        ("xla-list", xla::list_order(g)),
+        ("xla-dfs", xla::dfs_order(g)),
+        ("xla-post-order", xla::post_order(g)),
+        ("alap", alap::alap_order(g)),
+    ];
+    if let Ok(p) = program::program_order(g) {
+        c.push(("program", p));
+    }
+    c
+}
+
+/// The heuristics' orders (only valid ones), best (lowest peak) first.
+pub fn heuristic_candidates(g: &Graph) -> Vec<(u64, Vec<OpIx>)> {
+    scored(g, fallback_candidates(g).into_iter().map(|c| c.1))
+}
+
+pub(super) fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<(u64, Vec<OpIx>)> {
+    let mut c: Vec<(u64, Vec<OpIx>)> = orders
+        // A heuristic's order is checked before it is trusted as an incumbent.
+        .filter(|o| g.check_order(o).is_ok())
+        .map(|o| (peak_of(g, &o), o))
+        .collect();
+    c.sort_by_key_compact(|x| x.0);
+    c
+}
+
+/// How long one pass over the graph (a simulation, a check) takes, measured while scoring the
+/// heuristics' orders: each phase sets up with a few such passes before it reads the clock
+/// again, so none starts without room for them (a 100,000-op graph needs a few milliseconds
+/// per pass).
+pub(super) struct Pass(pub(super) f64);
+
+impl Pass {
+    /// Whether `passes` passes end before `budget`'s deadline.
+    pub(super) fn room(&self, budget: &Budget, passes: f64) -> bool {
+        budget
+            .deadline_ms
+            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.0)
+    }
+}
+
+/// The heuristics' scored orders (see [`candidates_until`]) and the time of one pass.
+pub(super) fn timed_candidates(g: &Graph, budget: &Budget) -> (Vec<(u64, Vec<OpIx>)>, Pass) {
+    let orders = candidates_until(g, budget);
+    let (n, t) = (orders.len().max(1) as f64, budget.clock.now_ms());
+    let c = scored(g, orders.into_iter());
+    // Scoring is a check and a simulation per order.
+    let pass = Pass((budget.clock.now_ms() - t) / (2.0 * n));
+    (c, pass)
+}
