@@ -308,10 +308,13 @@ BUDGETS = (1.0, 0.8, 0.5, 0.3, 0.2, 0.1, 0.0)
 FIRST_BUDGETS = (1.0, 0.5, 0.2, 0.0)
 
 
-def sweep(name: str, points: int, out_json: Optional[str]) -> List[Dict[str, Any]]:
+def sweep(name: str, points: int, out_json: Optional[str], budget_ms: Optional[int] = None,
+          pytorch: bool = True) -> List[Dict[str, Any]]:
     """eager, peakorder at ``points`` limits from its no-recomputation plan down to its least
-    limit, PyTorch at every budget. With ``out_json`` each row is saved when measured, and rows
-    already there (same configuration) are kept, not run again: a stopped sweep resumes."""
+    limit, PyTorch at every budget (unless ``pytorch`` is false). With ``out_json`` each row is
+    saved when measured, and rows already there (same configuration) are kept, not run again: a
+    stopped sweep resumes. ``budget_ms``: peakorder's planning budget (``ours:L/budget=MS``)."""
+    suffix = f"/budget={budget_ms}" if budget_ms else ""
     done: Dict[str, Dict[str, Any]] = {}
     if out_json and os.path.exists(out_json):
         done = {r["config"]: r for r in json.load(open(out_json))}
@@ -326,15 +329,15 @@ def sweep(name: str, points: int, out_json: Optional[str]) -> List[Dict[str, Any
         return done[config]
 
     get("eager")
-    top = get("ours:1TiB")  # peakorder's partition with nothing recomputed
-    low = get("ours:min")
+    top = get("ours:1TiB" + suffix)  # peakorder's partition with nothing recomputed
+    low = get("ours:min" + suffix)
     hi, lo = top["planned_bytes"], low["limit_bytes"]
-    limits = [f"ours:{int(hi - (hi - lo) * k / (points - 1))}" for k in range(1, points - 1)]
-    budgets = [f"pytorch:{b}" for b in BUDGETS]
-    first = [f"pytorch:{b}" for b in FIRST_BUDGETS] + limits[1::2]
+    limits = [f"ours:{int(hi - (hi - lo) * k / (points - 1))}{suffix}" for k in range(1, points - 1)]
+    budgets = [f"pytorch:{b}" for b in BUDGETS] if pytorch else []
+    first = [f"pytorch:{b}" for b in FIRST_BUDGETS if pytorch] + limits[1::2]
     for config in first + [c for c in limits + budgets if c not in first]:
         get(config)
-    order = ["eager", "ours:1TiB", "ours:min"] + limits + budgets
+    order = ["eager", "ours:1TiB" + suffix, "ours:min" + suffix] + limits + budgets
     rows = [done[c] for c in order] + [r for c, r in done.items() if c not in order]
     if out_json:
         with open(out_json, "w") as f:
@@ -416,6 +419,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     s.add_argument("--points", type=int, default=6)
     s.add_argument("--json")
     s.add_argument("--svg")
+    s.add_argument("--budget-ms", type=int, help="peakorder's planning budget (default: peakorder.plan's)")
+    s.add_argument("--no-pytorch", action="store_true", help="peakorder's curve only")
     t = sub.add_parser("table")
     t.add_argument("json")
     t.add_argument("--svg")
@@ -423,7 +428,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     if args.cmd == "one":
         print(json.dumps(run_one(args.model, args.config)), flush=True)
         return
-    rows = sweep(args.model, args.points, args.json) if args.cmd == "sweep" else json.load(open(args.json))
+    rows = (sweep(args.model, args.points, args.json, args.budget_ms, not args.no_pytorch) if args.cmd == "sweep"
+            else json.load(open(args.json)))
     print(table(rows))
     if args.svg:
         with open(args.svg, "w") as f:

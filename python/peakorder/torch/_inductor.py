@@ -103,8 +103,9 @@ _FUSION_WHY = (
     "apart in that order is vetoed (peakorder/torch/_fusion.py): a fused kernel runs where all "
     "its parts can, so a distant fusion keeps buffers live across the plan's frees (densenet121's "
     "training step of docs/pytorch.md: 54.58 MiB with them, 51.32 without, eager 52.05); in "
-    "graphs cut with recomputations (memory_limit) distant horizontal fusions too. Adjacent "
-    "nodes still fuse, and mix-order reductions always."
+    "graphs cut with recomputations (memory_limit) distant horizontal fusions too, any fusion "
+    "across an extern kernel (a convolution's scratch), and values read far from where they are "
+    "made get buffers of their own. Adjacent nodes still fuse, and mix-order reductions always."
 )
 
 _LAYOUT_WHY = (
