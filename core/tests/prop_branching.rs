@@ -1,6 +1,6 @@
 //! The proof search kept between runs (`bounds::branching::Search`, as `auto` runs it: a
 //! first run cut short, orders found elsewhere offered, more runs going on from the open
-//! nodes or from a restarted tree) against brute force on small random graphs: after every run the bound is at most
+//! nodes, from a restarted tree or from a probed one) against brute force on small random graphs: after every run the bound is at most
 //! the optimum, the order is valid and simulates to the peak reported, and a finished search
 //! has met the optimum.
 
@@ -129,6 +129,65 @@ proptest! {
                 prop_assert_eq!(r.bound, best);
                 prop_assert_eq!(r.peak, best);
             }
+        }
+        let r = search.run(&Limits::until(&|| false));
+        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
+        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(sim.peak_bytes, r.peak);
+        if r.finished {
+            prop_assert_eq!(r.bound, best);
+            prop_assert_eq!(r.peak, best);
+        }
+    }
+
+    /// Fresh trees probed between runs (`Search::probe`, as `auto` runs it after a seeded
+    /// round lowers the best order), cut short at random points, kept or not: the bound stays
+    /// a true one, the order a valid one with the peak reported, and a finished search has
+    /// met the optimum.
+    #[test]
+    fn probed_trees_keep_the_bound_true(
+        kind in 0u8..8,
+        seed in any::<u64>(),
+        n in 1usize..=10,
+        runs in prop::collection::vec((0u64..60, 1u64..12, 0u64..60, 1u64..6), 1..6),
+    ) {
+        let g = seeded_graph(kind, seed, n);
+        let (best, optimum) = best_order(&g);
+        let mut orders = [
+            greedy_order(&g),
+            inductor::lpmf_order(&g),
+            xla::list_order(&g),
+            alap::alap_order(&g),
+            optimum,
+        ];
+        let peak = |o: &[u32]| simulate(&g, o).map(|s| s.peak_bytes).unwrap_or(u64::MAX);
+        orders[..4].sort_by_key(|o| std::cmp::Reverse(peak(o)));
+        let mut search = Search::new(&g, orders[0].clone(), &[], (0, BoundKind::Simple));
+        let count = Cell::new(0);
+        let r = search.run(&Limits { max_nodes: 1, ..Limits::until(&|| false) });
+        prop_assert!(r.bound <= best);
+        for (i, &(calls, more, probe_calls, probe_nodes)) in runs.iter().enumerate() {
+            if let Some(o) = orders.get(i + 1) {
+                search.offer_seed(o);
+            }
+            let check = |r: &peakorder::bounds::branching::Proof| -> Result<(), TestCaseError> {
+                let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(sim.peak_bytes, r.peak);
+                prop_assert!(r.bound <= best, "run {}: bound {} above the optimum {}", i, r.bound, best);
+                prop_assert!(r.peak >= best);
+                if r.finished {
+                    prop_assert_eq!(r.bound, best);
+                    prop_assert_eq!(r.peak, best);
+                }
+                Ok(())
+            };
+            let stop = after(calls, &count);
+            let max_nodes = search.nodes() + more;
+            check(&search.run(&Limits { max_nodes, ..Limits::until(&stop) }))?;
+            let stop = after(probe_calls, &count);
+            let max_nodes = search.nodes() + probe_nodes;
+            let (r, _) = search.probe(&Limits { max_nodes, ..Limits::until(&stop) });
+            check(&r)?;
         }
         let r = search.run(&Limits::until(&|| false));
         prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);

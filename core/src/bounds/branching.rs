@@ -308,6 +308,60 @@ impl<'g> Search<'g> {
         }
     }
 
+    /// A fresh tree from the best order, as [`Search::restart`] starts, run within `limits`
+    /// while this one is kept: when the fresh tree proves the best order optimal within them,
+    /// or its least open bound is at least this tree's, it is the search's tree from then on;
+    /// when not, this tree goes on as it was (the fresh tree's least open bound holds for
+    /// every order too: the floor keeps it). A tree grown from a worse order splits on pairs that order's peaks gave:
+    /// once a seeded node finds the optimum, a fresh root, evaluated with it, often closes
+    /// in its first split (JAX ResNet-50's step: 2 nodes, where the old tree had 30 open
+    /// below the optimum; docs/optimal.md).
+    /// The second value says whether the fresh tree was kept: when it proved the order, and
+    /// when its least open bound is at least the old tree's (it then goes on in its place).
+    pub fn probe(&mut self, limits: &Limits) -> (Proof, bool) {
+        let Root::Done(known) = &self.root else {
+            return (self.run(limits), false);
+        };
+        let kept = (
+            known.clone(),
+            std::mem::take(&mut self.open),
+            std::mem::take(&mut self.store),
+            self.held,
+            self.stuck,
+            self.seed.clone(),
+        );
+        let kept_bound = kept
+            .1
+            .peek()
+            .map_or(self.best_peak, |&(Reverse(b), _, _)| b)
+            .max(self.floor)
+            .min(self.best_peak);
+        self.root = Root::Done(kept.0.clone());
+        self.restart();
+        let p = self.run(limits);
+        if p.finished {
+            return (p, true);
+        }
+        // Not proven: the old tree back, above the fresh one's least open bound (or, its root
+        // cut short, above what the root found).
+        if let Some(&(Reverse(b), _, _)) = self.open.peek() {
+            let bound = b.max(self.floor).min(self.best_peak);
+            // As high as the old tree's: the fresh tree, from the better order, goes on
+            // instead (the JAX ResNet-26 step's finds its optimum within a few nodes, where the
+            // old one waited for the restart; unless it has no pair left to branch on).
+            if matches!(self.root, Root::Done(_)) && bound >= kept_bound && !self.stuck {
+                return (self.finish(bound, false), true);
+            }
+            if bound > self.floor {
+                (self.floor, self.floor_by) = (bound, BoundKind::Branching);
+            }
+        }
+        let (known, open, store, held, stuck, seed) = kept;
+        (self.root, self.open, self.store) = (Root::Done(known), open, store);
+        (self.held, self.stuck, self.seed) = (held, stuck, seed);
+        (self.finish(self.bound.max(self.floor), false), false)
+    }
+
     /// The lowest order started from a bound's minimising downset, if any (see
     /// `first_free::prefixed`).
     pub fn hinted(&self) -> Option<&[OpIx]> {

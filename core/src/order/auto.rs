@@ -90,6 +90,10 @@ const RESTART_MIN_NODES: u64 = 32;
 /// 32 nodes, needed 30 more to find the optimum its bound already met (proven at 114-122
 /// ms); continued, a few (57-78 ms, docs/optimal.md).
 const CONTINUE_NODES: u64 = 4;
+/// Before a restart, after each round of the old tree that lowered the best peak, a fresh tree
+/// from the best order gets this many nodes: its root's split and the other pair's (see
+/// [`Search::probe`]).
+const PROBE_NODES: u64 = 4;
 /// The part of the time left after local search that the long moves across the peak may use.
 const DEFER_SHARE: f64 = 0.5;
 /// Large graphs, first epoch: the part of the proof search's time that the long moves across
@@ -620,6 +624,17 @@ impl State<'_> {
                     }
                     if self.best.0 == before || budget.expired() {
                         break;
+                    }
+                    // A lower best order: a fresh tree from it, for a few nodes, may close at
+                    // once where the old one would not (see `Search::probe`).
+                    let (from, at) = (self.best.0, self.search.nodes());
+                    let nodes = at + PROBE_NODES;
+                    let (p, fresh) = self.search.probe(&limits(budget, &stop, &no_sets, nodes));
+                    if let Some(done) = fold(p, &mut self.bound, &mut self.best) {
+                        return Some(done);
+                    }
+                    if fresh {
+                        (self.tree_peak, self.tree_nodes) = (from, at);
                     }
                 }
             }
