@@ -144,6 +144,12 @@ def test_the_joint_graph_is_calibrated_outside_the_partitioners_fake_mode():
         inside = _joint.calibrate_joint(joint)
     assert inside.get(conv[0]) == real[conv[0]], inside
     assert torch.equal(torch.get_rng_state(), state)
+    # A graph off the CPU (CUDA; here the meta device) is not run: the CPU profiler cannot see it.
+    ph = next(n for n in joint.graph.nodes if n.op == "placeholder")
+    ph.meta["val"] = ph.meta["val"].to("meta")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _joint.calibrate_joint(joint) == {}
 
 
 def test_each_run_reads_the_run_of_its_input_made_last_before_it():

@@ -79,6 +79,8 @@ def _calibrate_real(joint_module: Any) -> Dict[str, int]:
         v = n.meta.get("val")
         if isinstance(v, torch.SymInt) or (isinstance(v, torch.Tensor) and _fx._has_symbolic(v)):
             return {}  # int() of a symbol would specialise it; the export refuses this graph
+        if isinstance(v, torch.Tensor) and v.device.type != "cpu":
+            return {}  # the CPU profiler measures CPU scratch only; a CUDA step plans without it
         if isinstance(v, torch.Tensor):
             shape = [int(d) for d in v.shape]
             if v.dtype.is_floating_point or v.dtype.is_complex:
