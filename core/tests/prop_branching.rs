@@ -10,12 +10,13 @@ use common::seeded_graph;
 
 use std::cell::Cell;
 
-use peakorder::bounds::branching::{Limits, Search};
+use peakorder::bounds::branching::{Limits, Proof, Search};
 use peakorder::bounds::BoundKind;
 use peakorder::order::greedy::greedy_order;
 use peakorder::order::{alap, inductor, xla};
 use peakorder::referee::{best_order, least_peak as brute_force};
 use peakorder::simulate::simulate;
+use peakorder::Graph;
 use proptest::prelude::*;
 
 /// A stop that turns true after `calls` reads (a clock that runs out mid-flow, mid-node, or
@@ -26,6 +27,27 @@ fn after(calls: u64, count: &Cell<u64>) -> impl Fn() -> bool + '_ {
         count.set(count.get() + 1);
         count.get() > calls
     }
+}
+
+/// What every run of the search must give, against the optimum `best`: an order that simulates
+/// to the peak reported, a peak at or above the optimum, a bound at or below it, and, finished,
+/// both at it.
+fn check_run(g: &Graph, r: &Proof, best: u64, run: usize) -> Result<(), TestCaseError> {
+    let sim = simulate(g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(sim.peak_bytes, r.peak);
+    prop_assert!(
+        r.bound <= best,
+        "run {}: bound {} above the optimum {}",
+        run,
+        r.bound,
+        best
+    );
+    prop_assert!(r.peak >= best);
+    if r.finished {
+        prop_assert_eq!(r.bound, best);
+        prop_assert_eq!(r.peak, best);
+    }
+    Ok(())
 }
 
 proptest! {
@@ -59,23 +81,10 @@ proptest! {
             let stop = after(calls, &count);
             let sets_stop = after(set_calls, &sets_count);
             let limits = Limits { max_nodes: nodes, sets_stop: &sets_stop, ..Limits::until(&stop) };
-            let r = search.run(&limits);
-            let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            prop_assert_eq!(sim.peak_bytes, r.peak);
-            prop_assert!(r.bound <= best, "run {}: bound {} above the optimum {}", i, r.bound, best);
-            prop_assert!(r.peak >= best);
-            if r.finished {
-                prop_assert_eq!(r.bound, best);
-                prop_assert_eq!(r.peak, best);
-            }
+            check_run(&g, &search.run(&limits), best, i)?;
         }
         // And with no limit the search ends where a fresh one would.
-        let r = search.run(&Limits::until(&|| false));
-        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
-        if r.finished {
-            prop_assert_eq!(r.bound, best);
-            prop_assert_eq!(r.peak, best);
-        }
+        check_run(&g, &search.run(&Limits::until(&|| false)), best, runs.len())?;
     }
 
     /// Orders offered once the tree has a root, each lower than the last (the optimum's last
@@ -120,24 +129,9 @@ proptest! {
             }
             nodes += more;
             let stop = after(calls, &count);
-            let r = search.run(&Limits { max_nodes: nodes, ..Limits::until(&stop) });
-            let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            prop_assert_eq!(sim.peak_bytes, r.peak);
-            prop_assert!(r.bound <= best, "run {}: bound {} above the optimum {}", i, r.bound, best);
-            prop_assert!(r.peak >= best);
-            if r.finished {
-                prop_assert_eq!(r.bound, best);
-                prop_assert_eq!(r.peak, best);
-            }
+            check_run(&g, &search.run(&Limits { max_nodes: nodes, ..Limits::until(&stop) }), best, i)?;
         }
-        let r = search.run(&Limits::until(&|| false));
-        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
-        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(sim.peak_bytes, r.peak);
-        if r.finished {
-            prop_assert_eq!(r.bound, best);
-            prop_assert_eq!(r.peak, best);
-        }
+        check_run(&g, &search.run(&Limits::until(&|| false)), best, runs.len())?;
     }
 
     /// Fresh trees probed between runs (`Search::probe`, as `auto` runs it after a seeded
@@ -170,32 +164,14 @@ proptest! {
             if let Some(o) = orders.get(i + 1) {
                 search.offer_seed(o);
             }
-            let check = |r: &peakorder::bounds::branching::Proof| -> Result<(), TestCaseError> {
-                let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-                prop_assert_eq!(sim.peak_bytes, r.peak);
-                prop_assert!(r.bound <= best, "run {}: bound {} above the optimum {}", i, r.bound, best);
-                prop_assert!(r.peak >= best);
-                if r.finished {
-                    prop_assert_eq!(r.bound, best);
-                    prop_assert_eq!(r.peak, best);
-                }
-                Ok(())
-            };
             let stop = after(calls, &count);
             let max_nodes = search.nodes() + more;
-            check(&search.run(&Limits { max_nodes, ..Limits::until(&stop) }))?;
+            check_run(&g, &search.run(&Limits { max_nodes, ..Limits::until(&stop) }), best, i)?;
             let stop = after(probe_calls, &count);
             let max_nodes = search.nodes() + probe_nodes;
             let (r, _) = search.probe(&Limits { max_nodes, ..Limits::until(&stop) });
-            check(&r)?;
+            check_run(&g, &r, best, i)?;
         }
-        let r = search.run(&Limits::until(&|| false));
-        prop_assert!(r.bound <= best, "bound {} above the optimum {}", r.bound, best);
-        let sim = simulate(&g, &r.order).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(sim.peak_bytes, r.peak);
-        if r.finished {
-            prop_assert_eq!(r.bound, best);
-            prop_assert_eq!(r.peak, best);
-        }
+        check_run(&g, &search.run(&Limits::until(&|| false)), best, runs.len())?;
     }
 }

@@ -89,17 +89,17 @@ def install() -> None:
     except ImportError:
         MixOrderReduction = None
 
+    def vetoable(node1: Any, node2: Any, *keys: str) -> bool:
+        """In a graph marked with one of ``keys``, and not a mix-order reduction."""
+        return _marked(*keys) and not (MixOrderReduction is not None and MixOrderReduction.can_fuse(node1, node2))
+
     def distant(node1: Any, node2: Any, *keys: str) -> bool:
-        """In a graph marked with one of ``keys``, and too far apart to fuse without moving the
-        plan's frees."""
-        if not _marked(*keys) or (MixOrderReduction is not None and MixOrderReduction.can_fuse(node1, node2)):
-            return False
-        return max(abs(node1.min_order - node2.max_order), abs(node2.min_order - node1.max_order)) > DISTANCE
+        """Too far apart to fuse without moving the plan's frees."""
+        return (max(abs(node1.min_order - node2.max_order), abs(node2.min_order - node1.max_order)) > DISTANCE
+                and vetoable(node1, node2, *keys))
 
     def across_extern(scheduler: Any, node1: Any, node2: Any) -> bool:
-        if not _marked(MARK) or (MixOrderReduction is not None and MixOrderReduction.can_fuse(node1, node2)):
-            return False
-        return extern_between(scheduler, node1, node2)
+        return vetoable(node1, node2, MARK) and extern_between(scheduler, node1, node2)
 
     def can_fuse_horizontal(scheduler: Any, node1: Any, node2: Any, shared_data_score: int) -> bool:
         if distant(node1, node2, MARK) or across_extern(scheduler, node1, node2):

@@ -51,13 +51,8 @@ def calibrate_joint(joint_module: Any) -> Dict[str, int]:
     The run draws its random numbers with the global generator's state saved and restored, so
     compiling does not change what the program draws."""
     import torch
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
 
-    try:
-        from torch._subclasses.fake_tensor import unset_fake_temporarily
-    except ImportError:  # pragma: no cover - torch without fake tensors has no partitioner hook either
-        import contextlib
-
-        unset_fake_temporarily = contextlib.nullcontext
     # The partitioner runs inside AOTAutograd's FakeTensorMode: without leaving it, the inputs
     # made here would be fake and every op's scratch 0 (measured: mobilenet_v2's convolutions,
     # 6 MiB of mkldnn scratch each, calibrated as none, and its step 19% above its plan).
