@@ -24,7 +24,9 @@ pub fn check_bound_admissible(g: &Graph, order: &[OpIx]) -> Result<(), String> {
         pos[v as usize] = i;
     }
     let live0 = MemState::new(g).live();
-    let model = Model::new(g, order, &pos, (0, n), live0, &|| false);
+    let Some(model) = Model::new(g, order, &pos, (0, n), live0, &|| false) else {
+        unreachable!("a part is always set up when nothing stops it")
+    };
     let part = &model.part;
     let referee = Downsets::new(g);
     let full = (1usize << n) - 1;

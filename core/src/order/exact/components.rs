@@ -108,7 +108,10 @@ pub(super) fn solve_components(
             ctx.stopped = true;
             return None;
         }
-        let model = Model::of_ops(g, ops, pos, a, live0, &|| ctx.budget.expired());
+        let Some(model) = Model::of_ops(g, ops, pos, a, live0, &|| ctx.budget.expired()) else {
+            ctx.stopped = true;
+            return None;
+        };
         let part = &model.part;
         // Its incumbent: the order's own sequence of it.
         let mut set = vec![0u64; part.words];

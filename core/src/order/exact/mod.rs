@@ -205,9 +205,15 @@ pub fn exact_search_above(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>, floo
             peak = peak.max(ub);
             continue;
         }
-        let model = Model::new(g, &incumbent, &pos, (a, b), live_before[a], &|| {
+        let Some(model) = Model::new(g, &incumbent, &pos, (a, b), live_before[a], &|| {
             budget.expired()
-        });
+        }) else {
+            // Out of time while setting the part up: keep the incumbent's part.
+            ctx.stopped = true;
+            all_proven = false;
+            peak = peak.max(ub);
+            continue;
+        };
         floor = floor.max(model.static_bound().min(ub));
         if ub <= floor {
             peak = peak.max(ub);

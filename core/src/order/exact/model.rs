@@ -17,7 +17,7 @@ pub(super) struct Model {
 impl Model {
     /// The part `order[a..b]` of a topological order; `pos` gives every op's position in it and
     /// `live0` the memory after `order[..a]`. Its bound tables stop growing once `stop()` is
-    /// true (see [`Bounds::new`]).
+    /// true (see [`Bounds::new`]); `None` when `stop()` is true before the part is set up.
     pub(super) fn new(
         g: &Graph,
         order: &[OpIx],
@@ -25,7 +25,7 @@ impl Model {
         (a, b): (usize, usize),
         live0: u64,
         stop: &dyn Fn() -> bool,
-    ) -> Model {
+    ) -> Option<Model> {
         Model::of_ops(g, &order[a..b], pos, a, live0, stop)
     }
 
@@ -37,13 +37,13 @@ impl Model {
         a: usize,
         live0: u64,
         stop: &dyn Fn() -> bool,
-    ) -> Model {
-        let (part, lineage) = Part::of_ops(g, ops, pos, a, live0);
-        Model {
+    ) -> Option<Model> {
+        let (part, lineage) = Part::of_ops(g, ops, pos, a, live0, stop)?;
+        Some(Model {
             dominance: Dominance::new(&part),
             bounds: Bounds::new(&part, &lineage, stop),
             part,
-        }
+        })
     }
 
     /// The dominance rules on this part.

@@ -67,8 +67,10 @@ pub fn cut_part_bound_until(
     let cuts = cut_positions(g, order);
     for c in cuts.iter().copied().chain(std::iter::once(n)) {
         if c > start && c - start <= max_part_ops && !stop() {
-            let model = Model::new(g, order, &pos, (start, c), live_before[start], stop);
-            bound = bound.max(model.static_bound());
+            // Not set up before `stop()`: this part adds nothing to the bound.
+            if let Some(model) = Model::new(g, order, &pos, (start, c), live_before[start], stop) {
+                bound = bound.max(model.static_bound());
+            }
         }
         if c < n {
             bound = bound.max(during[c]);
