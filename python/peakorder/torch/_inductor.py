@@ -27,10 +27,14 @@ def _realize_distant(graph: Any) -> None:
 
     from ._fusion import DISTANCE
 
+    from ._pointwise import pointwise
+
     pos = {n: i for i, n in enumerate(graph.nodes)}
     for n in graph.nodes:
         if n.op != "call_function" or not isinstance(n.meta.get("val"), torch.Tensor):
             continue
+        if pointwise(n) and len(n.users) == 1 and pointwise(next(iter(n.users))):
+            continue  # a link of a pointwise chain: planned as one op with its reader (_pointwise)
         last = max((pos[u] for u in n.users if u.op != "output"), default=pos[n])
         if last - pos[n] > DISTANCE:
             n.meta["inductor_realize_to_strides"] = True
@@ -53,21 +57,25 @@ def _graph_pass_class() -> type:
             from ._aot import freeable_placeholders
             from ._reorder import reorder_graph
 
+            from ._fusion import MARK, ORDERED, install
+
+            owner = getattr(graph, "owning_module", None)
+            # A graph the partitioner cut with recomputations was planned with its pointwise
+            # chains as one op each: ordered so too, their links stay together.
+            marked = owner is not None and bool(owner.meta.get(MARK))
             try:
-                self.last_plan = reorder_graph(graph, donate=freeable_placeholders(graph), **self.options)
+                self.last_plan = reorder_graph(graph, donate=freeable_placeholders(graph), chains=marked,
+                                               **self.options)
             except PeakorderError as e:
                 self.last_plan = None
                 warnings.warn(f"peakorder: graph left in Inductor's order: {e}", stacklevel=2)
                 return
             # Inductor's distant vertical fusions then keep to the order (_fusion): the veto is
             # installed here, in the thread that compiles, and the graph module it lowers marked.
-            from ._fusion import MARK, ORDERED, install
-
             install()
-            owner = getattr(graph, "owning_module", None)
             if owner is not None:
                 owner.meta[ORDERED] = True
-                if owner.meta.get(MARK):
+                if marked:
                     _realize_distant(graph)
 
         def uuid(self) -> str:

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import peakorder
 
-from . import _joint
+from . import _joint, _pointwise
 from ._api import error
 from ._fusion import MARK
 from ._schedule import duplicate, order
@@ -132,8 +132,10 @@ def partition(joint_module: Any, joint_inputs: Any, *, num_fwd_outputs: int,
             raise
         warnings.warn(f"peakorder: this graph keeps PyTorch's partition: {e}", stacklevel=2)
         return _fallback(joint_module, joint_inputs, num_fwd_outputs, static_lifetime_input_indices, kwargs)
-    result = plan_joint(problem, limit, plan_options)
-    schedule = list(result["order"])
+    # Planned with pointwise chains as one op each, as Inductor runs them (``_pointwise``).
+    planned, chains = _pointwise.collapse(problem)
+    result = plan_joint(planned, limit, plan_options)
+    schedule = _pointwise.expand(list(result["order"]), chains)
     split = _joint.saved_and_recomputed(problem, schedule)
     try:
         fw, bw, copies = _cut(joint_module, schedule, info, num_fwd_outputs, static_lifetime_input_indices)
@@ -144,7 +146,7 @@ def partition(joint_module: Any, joint_inputs: Any, *, num_fwd_outputs: int,
     if split["recomputed"]:
         fw.meta[MARK] = bw.meta[MARK] = True
     if record is not None:
-        record.update(plan=result, saved=[n.name for n in bw.graph.nodes if n.op == "placeholder"],
+        record.update(plan=result, schedule=schedule, saved=[n.name for n in bw.graph.nodes if n.op == "placeholder"],
                       recomputed=split["recomputed"],
                       recomputed_flops=sum(problem.cost.get(o, 0) * k for o, k in split["recomputed"].items()),
                       copies=copies, graph=problem.graph)

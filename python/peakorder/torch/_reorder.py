@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from .. import _fx
 from .._graph import ExportError
@@ -49,10 +49,12 @@ def reorder_graph(
     *,
     calibrate: bool = False,
     donate: Iterable[str] = (),
+    chains: bool = False,
     **plan_options: Any,
 ) -> Dict[str, Any]:
     """:func:`reorder` on a GraphModule's ``torch.fx.Graph``, without recompiling (for passes
-    whose caller recompiles: Inductor's post-grad pass)."""
+    whose caller recompiles: Inductor's post-grad pass). ``chains``: plan each pointwise chain
+    as one op (``_pointwise``), so its links stay together as the partition planned them."""
     try:
         graph, env = _fx.export_fx(fx_graph, example_inputs, donate=donate, calibrate=calibrate)
     except ExportError as e:
@@ -60,7 +62,16 @@ def reorder_graph(
     nodes = list(fx_graph.nodes)
     edges = _order.constraints(nodes, graph, env)
     planned = _order.with_order_edges(graph, edges)
-    result = dict(plan(planned, plan_options))
+    links: Dict[str, List[str]] = {}
+    if chains:
+        from ._pointwise import collapse_graph, expand
+
+        op_node = {n.name: n for n in nodes}
+        fused, links = collapse_graph(planned, op_node, {})
+        result = dict(plan(fused, plan_options))
+        result["order"] = expand(list(result["order"]), links)
+    else:
+        result = dict(plan(planned, plan_options))
     new = _order.order_nodes(fx_graph, graph, result["order"], edges)
     ops = {o["id"] for o in graph["ops"]}
     applied = [n.name for n in new if n.name in ops]
