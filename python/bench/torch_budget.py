@@ -198,11 +198,13 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
 def _replay(path: str) -> None:
     """Makes the partitioner use the plan saved in ``path`` (``peakorder.plan``'s dict with
     ``limit_above_inputs_bytes``, as ``_partition.plan_joint`` returns it) for the joint graph,
-    after checking that it schedules exactly that graph's ops."""
-    from peakorder.torch import _partition
+    after checking that it schedules exactly that graph's ops. A saved plan names the joint
+    graph's nodes, so the partition is given the graph with its pointwise chains not collapsed."""
+    from peakorder.torch import _partition, _pointwise
 
     with open(path) as f:
         saved = json.load(f)
+    _pointwise.collapse = lambda problem: (problem, {})
 
     def plan_joint(problem: Any, memory_limit: Any, plan_options: Dict[str, Any]) -> Dict[str, Any]:
         ops = {op["id"] for op in problem.graph["ops"]}
