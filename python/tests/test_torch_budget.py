@@ -287,7 +287,7 @@ def test_pointwise_chains_are_planned_as_one_op():
     with chains, and 0.81 MiB below PyTorch's peak at activation_memory_budget=0.8, 122 FLOPs)."""
     import copy
 
-    from peakorder.torch import _pointwise
+    from peakorder.torch import _fusion, _pointwise
 
     joint, n = joint_of(gelu_mlp_loss, *gelu_mlp_args())
     problem = _joint.export_joint(joint, _partition._Info(_partition._required_bw(joint, [])), [])
@@ -303,10 +303,18 @@ def test_pointwise_chains_are_planned_as_one_op():
     # reads h too, which the backward also reads, so the chain ends there.
     assert any(set(links) >= {"erf", "add"} for links in chains.values()), chains
     rec = {}
-    _partition.partition(joint, None, num_fwd_outputs=n, memory_limit=13_500_000, record=rec)
+    fw, bw = _partition.partition(joint, None, num_fwd_outputs=n, memory_limit=13_500_000, record=rec)
     assert 0 < rec["recomputed_flops"] < 1000, rec["recomputed"]  # pointwise recomputation only
     run = peakorder.simulate(problem.graph, rec["schedule"])  # a schedule of the joint problem
     assert run["peak_bytes"] - run["inputs_bytes"] <= 13_500_000
+    # The graphs are marked for the post-grad pass to order by chains where the schedule
+    # recomputes a chain or peaks higher link by link than planned; here it recomputes chains.
+    links = {m for c in chains.values() for m in c}
+    assert links & set(rec["recomputed"]), rec["recomputed"]
+    assert fw.meta.get(_fusion.CHAINS) and bw.meta.get(_fusion.CHAINS)
+    # Nothing recomputed: no mark, and the post-grad order is planned link by link.
+    fw, _ = _partition.partition(joint, None, num_fwd_outputs=n, memory_limit="1TiB")
+    assert not fw.meta.get(_fusion.CHAINS)
 
 
 def test_the_post_grad_order_keeps_each_pointwise_chain_together(monkeypatch):
@@ -324,7 +332,8 @@ def test_the_post_grad_order_keeps_each_pointwise_chain_together(monkeypatch):
     planned = []
     real_plan = _reorder.plan
     monkeypatch.setattr(_reorder, "plan", lambda g, opts: planned.append(g) or real_plan(g, opts))
-    joint.meta[_fusion.MARK] = True  # as the partitioner marks a graph it cut with recomputations
+    # As the partitioner marks a graph it cut with recomputations whose plan needs its chains fused.
+    joint.meta[_fusion.MARK] = joint.meta[_fusion.CHAINS] = True
     _inductor._graph_pass_class()({})(graph)
     # The planner saw each chain as one op; the graph runs each chain's links one after another.
     assert {o["id"] for o in planned[0]["ops"] if o.get("kind") == "pointwise chain"} == set(chains)

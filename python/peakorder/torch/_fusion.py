@@ -41,6 +41,9 @@ from typing import Any
 MARK = "peakorder_recompute_plan"
 #: Set in ``GraphModule.meta`` of the graphs peakorder's post-grad pass ordered.
 ORDERED = "peakorder_ordered"
+#: Set with ``MARK`` where the partition's plan holds only with its pointwise chains fused
+#: (``_pointwise``): the post-grad pass then orders each chain as one op.
+CHAINS = "peakorder_chains"
 #: Nodes apart (in the planned order) beyond which a horizontal fusion may move an output's
 #: allocation across the plan's frees. Adjacent reads of one tensor (q, k, v) still fuse.
 DISTANCE = 4

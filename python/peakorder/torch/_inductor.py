@@ -16,24 +16,25 @@ from ._uuid import pass_uuid
 from ._versions import require
 
 
-def _realize_distant(graph: Any) -> None:
+def _realize_distant(graph: Any, chains: bool = False) -> None:
     """In a graph cut with recomputations, every value read more than ``DISTANCE`` nodes after
     it is made gets a buffer of its own (``inductor_realize_to_strides``). Inductor otherwise
     inlines a pointwise value into each of its readers, so what lives until the last reader is
     its inputs, not the value: the plan trades a recomputation for keeping that value, and the
     inlined step keeps what the recomputation was to free (measured: mobilenet_v2's step at
-    its least limit, a saved schedule, 45.6 MB against 27.8 planned; 33.1 MB with this)."""
+    its least limit, a saved schedule, 45.6 MB against 27.8 planned; 33.1 MB with this). With
+    ``chains`` (the plan fused its pointwise chains), a link read only by a pointwise node is
+    left to Inductor: it was planned as one op with its reader."""
     import torch
 
     from ._fusion import DISTANCE
-
     from ._pointwise import pointwise
 
     pos = {n: i for i, n in enumerate(graph.nodes)}
     for n in graph.nodes:
         if n.op != "call_function" or not isinstance(n.meta.get("val"), torch.Tensor):
             continue
-        if pointwise(n) and len(n.users) == 1 and pointwise(next(iter(n.users))):
+        if chains and pointwise(n) and len(n.users) == 1 and pointwise(next(iter(n.users))):
             continue  # a link of a pointwise chain: planned as one op with its reader (_pointwise)
         last = max((pos[u] for u in n.users if u.op != "output"), default=pos[n])
         if last - pos[n] > DISTANCE:
@@ -57,14 +58,15 @@ def _graph_pass_class() -> type:
             from ._aot import freeable_placeholders
             from ._reorder import reorder_graph
 
-            from ._fusion import MARK, ORDERED, install
+            from ._fusion import CHAINS, MARK, ORDERED, install
 
             owner = getattr(graph, "owning_module", None)
-            # A graph the partitioner cut with recomputations was planned with its pointwise
-            # chains as one op each: ordered so too, their links stay together.
-            marked = owner is not None and bool(owner.meta.get(MARK))
+            meta = owner.meta if owner is not None else {}
+            # A graph whose partition holds only with its pointwise chains fused is ordered
+            # with each chain as one op, so that their links stay together (_pointwise).
+            chains = bool(meta.get(MARK) and meta.get(CHAINS))
             try:
-                self.last_plan = reorder_graph(graph, donate=freeable_placeholders(graph), chains=marked,
+                self.last_plan = reorder_graph(graph, donate=freeable_placeholders(graph), chains=chains,
                                                **self.options)
             except PeakorderError as e:
                 self.last_plan = None
@@ -75,8 +77,8 @@ def _graph_pass_class() -> type:
             install()
             if owner is not None:
                 owner.meta[ORDERED] = True
-                if marked:
-                    _realize_distant(graph)
+                if meta.get(MARK):
+                    _realize_distant(graph, chains)
 
         def uuid(self) -> str:
             return pass_uuid("post_grad", self.options)

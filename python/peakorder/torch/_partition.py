@@ -23,7 +23,7 @@ import peakorder
 
 from . import _joint, _pointwise
 from ._api import error
-from ._fusion import MARK
+from ._fusion import CHAINS, MARK
 from ._schedule import duplicate, order
 
 Limit = Union[int, str]
@@ -145,6 +145,17 @@ def partition(joint_module: Any, joint_inputs: Any, *, num_fwd_outputs: int,
         return _fallback(joint_module, joint_inputs, num_fwd_outputs, static_lifetime_input_indices, kwargs)
     if split["recomputed"]:
         fw.meta[MARK] = bw.meta[MARK] = True
+        # Where the schedule recomputes a pointwise chain, or run link by link peaks higher
+        # than planned, the plan holds only with its chains fused, and the post-grad order
+        # must keep them so (the GPT step at a 29.0 MB limit, recomputing GELU chains: 1.027
+        # of the limit ordered link by link, 0.970 by chains). Elsewhere the order is planned
+        # link by link, as it measured before chains were planned (resnet18 at its least
+        # limit, recomputing one convolution: 61.66 MB, its plan, link by link; 63.26 MB by
+        # chains).
+        links = {m for c in chains.values() for m in c}
+        if chains and (any(op in links for op in split["recomputed"])
+                       or peakorder.simulate(problem.graph, schedule)["peak_bytes"] > result["peak_bytes"]):
+            fw.meta[CHAINS] = bw.meta[CHAINS] = True
     if record is not None:
         record.update(plan=result, schedule=schedule, saved=[n.name for n in bw.graph.nodes if n.op == "placeholder"],
                       recomputed=split["recomputed"],
