@@ -84,24 +84,13 @@ fn stack() -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let value = |f: &str| {
-        args.iter()
-            .position(|a| a == f)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let dir = value("--dir").unwrap_or_else(|| "target/corpus".into());
+    let value = |f: &str| common::arg_value(&args, f);
+    let dir = common::corpus_dir(&args);
     let only = value("--only").unwrap_or_default();
     let budget: f64 = value("--budget-ms").map_or(100.0, |v| v.parse().expect("--budget-ms N"));
     let runs: usize = value("--runs").map_or(1, |v| v.parse().expect("--runs N"));
     let top: usize = value("--top").map_or(3, |v| v.parse().expect("--top N"));
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| p.to_string_lossy().contains(&only))
-        .collect();
-    files.sort();
+    let files = common::corpus_files(&dir, |name| name.contains(&only));
     for path in files {
         let text = std::fs::read_to_string(&path).expect("readable graph");
         let g = Graph::from_json(&text).expect("a valid graph");

@@ -65,12 +65,7 @@ fn reaches(net: &CutNetwork, n: usize, from: OpIx, to: OpIx) -> bool {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let value = |f: &str| {
-        args.iter()
-            .position(|a| a == f)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let value = |f: &str| common::arg_value(&args, f);
     let dir = value("--dir")
         .or_else(|| std::env::var("PEAKORDER_CORPUS").ok())
         .unwrap_or_else(|| "/work/corpus".to_string());

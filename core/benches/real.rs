@@ -66,28 +66,14 @@ fn cells(p: &Plan) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let value = |f: &str| {
-        args.iter()
-            .position(|a| a == f)
-            .and_then(|i| args.get(i + 1))
-    };
-    let dir = value("--dir")
-        .cloned()
-        .or_else(|| std::env::var("PEAKORDER_CORPUS").ok())
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target/corpus").to_string());
-    let only = value("--only").cloned();
+    let value = |f: &str| common::arg_value(&args, f);
+    let dir = common::corpus_dir(&args);
+    let only = value("--only");
     let long = flag("--long");
     let wall = flag("--wall");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e} (run scripts/corpus/build.sh first)"))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| {
-            only.as_ref()
-                .map_or(true, |s| p.to_string_lossy().contains(s.as_str()))
-        })
-        .collect();
-    files.sort();
+    let files = common::corpus_files(&dir, |name| {
+        only.as_ref().map_or(true, |s| name.contains(s.as_str()))
+    });
     let default_ms = PlanOptions::default().budget_ms.expect("a default budget");
     let listed: Option<Vec<f64>> = value("--budgets").map(|l| {
         l.split(',')

@@ -25,7 +25,6 @@
 //! machine a wall clock would mostly measure the neighbours.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 
 use peakorder::recompute::{checked_schedule_peak, simulate_schedule};
 use peakorder::{plan, Error, Graph, Plan, PlanOptions};
@@ -149,32 +148,18 @@ fn check_sims(path: &str) -> i32 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let value = |f: &str| {
-        args.iter()
-            .position(|a| a == f)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let value = |f: &str| common::arg_value(&args, f);
     if let Some(path) = value("--check-sims") {
         std::process::exit(check_sims(&path));
     }
-    let dir = value("--dir")
-        .or_else(|| std::env::var("PEAKORDER_CORPUS").ok())
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target/corpus").to_string());
+    let dir = common::corpus_dir(&args);
     let only = value("--only");
     let budget_ms: f64 = value("--budget-ms")
         .map(|s| s.parse().expect("--budget-ms takes a number of ms"))
         .unwrap_or_else(|| PlanOptions::default().budget_ms.expect("a default budget"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e} (run scripts/corpus/build.sh first)"))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| {
-            let name = p.file_name().unwrap_or_default().to_string_lossy();
-            name.contains("train") && only.as_ref().map_or(true, |s| name.contains(s.as_str()))
-        })
-        .collect();
-    files.sort();
+    let files = common::corpus_files(&dir, |name| {
+        name.contains("train") && only.as_ref().map_or(true, |s| name.contains(s.as_str()))
+    });
 
     println!("budget {budget_ms} ms per plan (CPU time); limits: % of the way from base to P0");
     println!("| graph | ops | P0 | base | Lmin | Lmin bound | % | limit | within | added | bound | optimal | method | ms | error |");

@@ -23,3 +23,31 @@ impl Clock for CpuClock {
         cpu_ms()
     }
 }
+
+/// The value after `flag` on the command line (`--dir DIR`), if given.
+pub fn arg_value(args: &[String], flag: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+/// The corpus directory: `--dir`, else `$PEAKORDER_CORPUS`, else `target/corpus` (made by
+/// scripts/corpus/build.sh).
+pub fn corpus_dir(args: &[String]) -> String {
+    arg_value(args, "--dir")
+        .or_else(|| std::env::var("PEAKORDER_CORPUS").ok())
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target/corpus").to_string())
+}
+
+/// The corpus graphs (`*.json` in `dir`) whose file name `keep` accepts, sorted by path.
+pub fn corpus_files(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e} (run scripts/corpus/build.sh first)"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| keep(&p.file_name().unwrap_or_default().to_string_lossy()))
+        .collect();
+    files.sort();
+    files
+}

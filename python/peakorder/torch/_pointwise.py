@@ -38,7 +38,7 @@ def collapse(problem: _joint.JointProblem) -> Tuple[_joint.JointProblem, Dict[st
     if not chains:
         return problem, {}
     cost = dict(problem.cost)
-    cost.update({root: sum(problem.cost.get(m, 1) for m in links) for root, links in chains.items()})
+    cost.update({o["id"]: o["cost"] for o in graph["ops"] if o["id"] in chains})
     return _joint.JointProblem(graph, problem.op_node, cost), chains
 
 
