@@ -81,6 +81,9 @@ pub struct Graph {
     // Dependencies between ops, deduplicated.
     preds: Csr,
     succs: Csr,
+    // Whether the file's order is topological: known from the dependency pairs at validation,
+    // so the program order costs no pass when a plan asks for it (every plan does).
+    program_topological: bool,
     // The memory model.
     mem: MemoryModel,
 }
@@ -110,6 +113,10 @@ impl Graph {
     /// The tensors, in the file's order.
     pub fn tensors(&self) -> &[Tensor] {
         &self.tensors
+    }
+    /// Whether the file's order (the program order) is topological.
+    pub fn program_is_topological(&self) -> bool {
+        self.program_topological
     }
     /// The ops, in the file's order (the program order).
     pub fn ops(&self) -> &[Op] {

@@ -275,6 +275,11 @@ pub struct RecomputeInfo {
     pub least_limit_op: Option<String>,
 }
 
+/// Whether `order` is the file's order.
+fn is_identity(order: &[OpIx]) -> bool {
+    order.iter().enumerate().all(|(i, &v)| v as usize == i)
+}
+
 fn program_peak(g: &Graph) -> Option<u64> {
     order::program::program_order(g)
         .ok()
@@ -407,7 +412,13 @@ pub fn plan_hooked<'a>(
         proof: optimal.then_some(by.name()),
         lower_bound_by: by.name(),
         method: opts.method.name().to_string(),
-        program_order_peak_bytes: program_peak(g),
+        // The plan's order is often the file's (a short budget, a graph already in order):
+        // its peak is then known, and another pass is saved.
+        program_order_peak_bytes: if is_identity(&ordering.order) {
+            Some(peak)
+        } else {
+            program_peak(g)
+        },
         elapsed_ms,
         order_ix: ordering.order,
         recompute: None,

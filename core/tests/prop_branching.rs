@@ -125,7 +125,7 @@ proptest! {
         prop_assert!(r.bound <= best);
         for (i, &(calls, more)) in runs.iter().enumerate() {
             if let Some(o) = orders.get(i + 1) {
-                search.offer_seed(o);
+                search.offer_seed(o, peakorder::peak_of(&g, o));
             }
             nodes += more;
             let stop = after(calls, &count);
@@ -162,7 +162,7 @@ proptest! {
         prop_assert!(r.bound <= best);
         for (i, &(calls, more, probe_calls, probe_nodes)) in runs.iter().enumerate() {
             if let Some(o) = orders.get(i + 1) {
-                search.offer_seed(o);
+                search.offer_seed(o, peakorder::peak_of(&g, o));
             }
             let stop = after(calls, &count);
             let max_nodes = search.nodes() + more;

@@ -265,8 +265,9 @@ impl<'g> Search<'g> {
     /// incumbent, the seed of the children expanded from then on: each repairs it to keep its
     /// arcs and takes it as its order when that is lower than its parent's repaired (see
     /// [`Search::children`]).
-    pub fn offer_seed(&mut self, order: &[OpIx]) {
-        let p = peak_of(self.g, order);
+    /// `p` is `order`'s peak (its callers know it).
+    pub fn offer_seed(&mut self, order: &[OpIx], p: u64) {
+        debug_assert_eq!(p, peak_of(self.g, order));
         if p < self.best_peak && matches!(self.root, Root::Done(_)) {
             let number = self.seed.as_ref().map_or(0, |s| s.0) + 1;
             let seed = Bounder {
@@ -281,7 +282,7 @@ impl<'g> Search<'g> {
     }
 
     /// [`Search::offer`] with `order`'s peak, known already.
-    fn offer_peak(&mut self, order: &[OpIx], p: u64) {
+    pub fn offer_peak(&mut self, order: &[OpIx], p: u64) {
         if p < self.best_peak {
             self.best_peak = p;
             self.best = order.to_vec();

@@ -223,6 +223,7 @@ fn validate(spec: GraphSpec) -> Result<Graph, Error> {
     dep_pairs.sort_unstable_compact();
     dep_pairs.dedup();
     check_acyclic(&ops, &dep_pairs)?;
+    let program_topological = dep_pairs.iter().all(|&(v, p)| p < v);
     let preds = Csr::from_pairs(ops.len(), &dep_pairs);
     let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
     rev.sort_unstable_compact();
@@ -237,6 +238,7 @@ fn validate(spec: GraphSpec) -> Result<Graph, Error> {
         tensor_index,
         preds,
         succs,
+        program_topological,
         mem,
     })
 }

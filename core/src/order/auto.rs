@@ -288,11 +288,12 @@ impl State<'_> {
     /// Offers `order` to the proof search; on large graphs as the seed of its children too
     /// (see [`Search::offer_seed`]): on `wf-smrnaseq-001` (197 ops) seeded trees stayed at
     /// 908.9 MB at 1 s in six runs, where unseeded ones got to 890.6-900.7 MB.
-    fn offer(&mut self, order: &[OpIx]) {
+    /// `peak` is `order`'s (known: a simulation saved).
+    fn offer(&mut self, order: &[OpIx], peak: u64) {
         if self.g.num_ops() > SMALL_OPS {
-            self.search.offer_seed(order);
+            self.search.offer_seed(order, peak);
         } else {
-            self.search.offer(order);
+            self.search.offer_peak(order, peak);
         }
     }
 
@@ -405,7 +406,7 @@ impl State<'_> {
             self.search.raise(self.bound);
         }
         if searched.peak < self.best.0 {
-            self.offer(&searched.order);
+            self.offer(&searched.order, searched.peak);
             self.best = (searched.peak, searched.order);
         }
         None
@@ -422,7 +423,7 @@ impl State<'_> {
             defer::defer_across_peak(self.g, &self.best.1, &share(budget, EARLY_DEFER_SHARE));
         let peak = peak_of(self.g, &deferred);
         if peak < self.best.0 {
-            self.search.offer(&deferred);
+            self.search.offer_peak(&deferred, peak);
             self.best = (peak, deferred);
             self.early = Some(peak);
         }
@@ -451,22 +452,26 @@ impl State<'_> {
         if self.polished == Some(self.best.0) {
             return None;
         }
-        let mut starts: Vec<Vec<OpIx>> = candidates.iter().map(|c| c.1.clone()).collect();
+        let mut starts: Vec<(u64, Vec<OpIx>)> = candidates.to_vec();
         // Not the early deferral's order: local search from it stays in a worse valley than
         // from the heuristics' (the Keras ResNet-50 `dots` step: 545.3 MB, where the
         // as-late-as-possible order polished, then deferred, gives 543.3 MB; at 1 s 1.0072 of
         // the bound in three runs, and 1.0199 with this order among the starts).
         if self.early != Some(self.best.0) {
-            starts.push(self.best.1.clone());
+            starts.push(self.best.clone());
         }
-        let mut polished = local_search::improve_best(self.g, starts, 3, budget);
+        // The peaks are known: scoring the starts again would cost a simulation each, unread.
+        let (mut peak, mut polished) = local_search::improve_best_scored(self.g, starts, 3, budget);
         // The order the bounds' downsets suggest is often above the others before local
         // search and below them after it (a workflow whose sample with the smallest outputs
-        // must run last).
+        // must run last). Not once the time is up: its simulation would only overrun.
         if let Some(hinted) = self.search.hinted().map(|h| h.to_vec()) {
-            let better = local_search::improve(self.g, &hinted, &share(budget, 0.5));
-            if peak_of(self.g, &better) < peak_of(self.g, &polished) {
-                polished = better;
+            if !budget.expired() {
+                let better = local_search::improve(self.g, &hinted, &share(budget, 0.5));
+                let p = peak_of(self.g, &better);
+                if p < peak {
+                    (peak, polished) = (p, better);
+                }
             }
         }
         // Local search's moves span a window of steps; whole jobs that may run on the other
@@ -477,10 +482,10 @@ impl State<'_> {
         let deferred = pass.room(budget, 8.0);
         if deferred {
             polished = defer::defer_across_peak(self.g, &polished, &defer_budget);
+            peak = peak_of(self.g, &polished);
         }
-        let peak = peak_of(self.g, &polished);
         if peak < self.best.0 {
-            self.offer(&polished);
+            self.offer(&polished, peak);
             self.best = (peak, polished);
         }
         // Cut short (the long moves by their share too), the next epoch polishes again.
