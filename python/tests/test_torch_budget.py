@@ -121,6 +121,27 @@ def test_saved_values_are_what_the_backward_reads_from_before_the_boundary():
     assert split["pre"] and split["post"]
 
 
+def test_the_partition_plans_with_a_budget_that_grows_with_the_step(monkeypatch):
+    """Without the caller's ``budget_ms``, 1 ms per op of the joint problem, from 100 ms to 2 s
+    (a schedule's FLOPs depend on the time: mobilenet_v2 at 40,000,000 bytes recomputed 2.906
+    GFLOPs at 100 ms on a busy machine, 0.099 at 2 s); the caller's budget is kept."""
+    assert _partition.default_budget_ms(20) == 100.0
+    assert _partition.default_budget_ms(466) == 466.0
+    assert _partition.default_budget_ms(3_000) == 2000.0
+    seen = []
+    real = _partition.plan_joint
+    monkeypatch.setattr(_partition, "plan_joint",
+                        lambda problem, limit, opts: seen.append((len(problem.graph["ops"]), dict(opts)))
+                        or real(problem, limit, opts))
+    joint, n = joint_of(mlp_loss, *mlp_args())
+    _partition.partition(joint, None, num_fwd_outputs=n, memory_limit="min")
+    ops, opts = seen[-1]
+    assert opts["budget_ms"] == _partition.default_budget_ms(ops)
+    joint, n = joint_of(mlp_loss, *mlp_args())
+    _partition.partition(joint, None, num_fwd_outputs=n, memory_limit="min", plan_options={"budget_ms": 30})
+    assert seen[-1][1]["budget_ms"] == 30
+
+
 def conv_loss(x, w):
     return torch.nn.functional.conv2d(x, w).relu().sum()
 

@@ -153,6 +153,8 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
     many bytes above what was live before it (the quantity :func:`measure_peak` reports), with
     the least recomputed FLOPs; ``"min"`` asks for the least peak whatever the recomputation. A
     limit below the least peak raises ``PeakorderError`` code ``infeasible`` at compile time.
+    Without ``budget_ms`` the partition's plans get 1 ms per op of the joint graph, 100 ms to 2 s
+    (the schedule's FLOPs depend on the time); the post-grad plans keep 100 ms.
 
     The memory preset: Inductor's layout optimization is off (``layout_optimization=True`` keeps
     it), and with ``memory_limit`` so is its buffer reuse (``allow_buffer_reuse``: a buffer

@@ -29,6 +29,22 @@ from ._schedule import duplicate, order
 Limit = Union[int, str]
 
 
+#: The partition's plans, without a ``budget_ms`` of the caller's: 1 ms per op of the joint
+#: problem, from 100 ms (``peakorder.plan``'s default) to 2 s. A step is planned once, in a
+#: compile of tens of seconds, and its schedule's FLOPs depend on the time: on a busy machine,
+#: mobilenet_v2 at batch 16 within 40,000,000 bytes recomputed 2.906 GFLOPs at 100 ms and 0.099
+#: at 2 s; the 4-block GPT at 28,000,000 bytes 98 FLOPs at 100 ms, 82 at 500 ms. Small graphs
+#: keep 100 ms: a limit of ``"min"`` plans three times.
+BUDGET_MS_PER_OP = 1.0
+BUDGET_MS_RANGE = (100.0, 2000.0)
+
+
+def default_budget_ms(num_ops: int) -> float:
+    """The partition's plan budget for a joint problem of ``num_ops`` ops (see above)."""
+    lo, hi = BUDGET_MS_RANGE
+    return min(hi, max(lo, BUDGET_MS_PER_OP * num_ops))
+
+
 def _parse_limit(memory_limit: Limit) -> Union[int, str]:
     if isinstance(memory_limit, str) and memory_limit.strip().lower() == "min":
         return "min"
@@ -134,6 +150,7 @@ def partition(joint_module: Any, joint_inputs: Any, *, num_fwd_outputs: int,
         return _fallback(joint_module, joint_inputs, num_fwd_outputs, static_lifetime_input_indices, kwargs)
     # Planned with pointwise chains as one op each, as Inductor runs them (``_pointwise``).
     planned, chains = _pointwise.collapse(problem)
+    plan_options.setdefault("budget_ms", default_budget_ms(len(planned.graph["ops"])))
     result = plan_joint(planned, limit, plan_options)
     schedule = _pointwise.expand(list(result["order"]), chains)
     split = _joint.saved_and_recomputed(problem, schedule)
