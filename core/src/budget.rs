@@ -94,6 +94,14 @@ impl<'a> Budget<'a> {
         Some(cap_ms.map_or(ms, |c| ms.min(c)))
     }
 
+    /// True when less than `ms` is left before the deadline (never without one): a phase that
+    /// cannot read the clock while it runs, and took about `ms` before, would overrun it. The
+    /// clock is read now.
+    pub fn less_left_than(&self, ms: f64) -> bool {
+        self.deadline_ms
+            .is_some_and(|d| d - self.clock.now_ms() < ms)
+    }
+
     /// The budget of one phase of a search: `fraction` of the time left (as
     /// [`Budget::share_ms`]) and `max_states` states; the clock, memory cap, cancel flag and
     /// progress callback are shared. A `fraction` of 1 or more keeps the deadline itself: the

@@ -148,11 +148,7 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
     // A search given less time than it needs to set up (a few passes over the graph) returns
     // the order it starts from, without those passes: a 1 ms budget on a 100,000-op graph.
     // Read on the clock when asked.
-    let short = || {
-        budget
-            .share_ms(1.0, None)
-            .is_some_and(|ms| ms < SETUP_PASSES * pass_ms(g))
-    };
+    let short = || budget.less_left_than(SETUP_PASSES * pass_ms(g));
     match method {
         Method::Program => order::program::program_order(g).map(Ordering::heuristic),
         Method::Greedy => Ok(Ordering::heuristic(order::greedy::greedy_order(g))),
@@ -162,13 +158,7 @@ pub fn run_method(g: &Graph, method: Method, budget: &Budget) -> Result<Ordering
             // The greedy start costs about 0.4 µs per op: with no time for it, the program
             // order (one pass) is the start, when it is topological.
             let start = match order::program::program_order(g) {
-                Ok(p)
-                    if budget
-                        .share_ms(1.0, None)
-                        .is_some_and(|ms| ms < greedy_ms(g)) =>
-                {
-                    p
-                }
+                Ok(p) if budget.less_left_than(greedy_ms(g)) => p,
                 _ => order::greedy::greedy_order(g),
             };
             // Local search sets up (a bound, a simulation, a tree over the steps) before it

@@ -329,11 +329,6 @@ pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx
     // A round's set-up (below) costs about what this first profile did: several ms on
     // 100,000 ops, unread, so a round starts only with at least that much time left.
     let profile_ms = budget.clock.now_ms() - t0;
-    let no_time = || {
-        budget
-            .share_ms(1.0, None)
-            .is_some_and(|left| left < profile_ms)
-    };
     // Moves that failed at the current peak op: while the peak stays at that op they are
     // skipped (a training step's peak op keeps its place over dozens of rounds, each moving
     // one job; retrying the dozens that fail every round took most of the time).
@@ -367,7 +362,7 @@ pub fn defer_across_peak(g: &Graph, order: &[OpIx], budget: &Budget) -> Vec<OpIx
             if improved {
                 // The next round's set-up (a simulation, a closure, the candidates) reads no
                 // clock: it starts only while time for it is left.
-                if no_time() || budget.expired() {
+                if budget.less_left_than(profile_ms) || budget.expired() {
                     return best;
                 }
                 pr = profile(g, &best);

@@ -483,10 +483,7 @@ pub fn improve_counted(g: &Graph, order: &[OpIx], budget: &Budget) -> (Vec<OpIx>
             stale = 0;
         } else {
             stale += 1;
-            let no_time = budget
-                .share_ms(1.0, None)
-                .is_some_and(|left| left < setup_ms);
-            if !more || no_time || budget.expired() {
+            if !more || budget.less_left_than(setup_ms) || budget.expired() {
                 break;
             }
             s = Search::new(g, &best.1);

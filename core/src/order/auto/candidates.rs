@@ -103,9 +103,7 @@ pub(super) struct Pass(pub(super) f64);
 impl Pass {
     /// Whether `passes` passes end before `budget`'s deadline.
     pub(super) fn room(&self, budget: &Budget, passes: f64) -> bool {
-        budget
-            .deadline_ms
-            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.0)
+        !budget.less_left_than(passes * self.0)
     }
 }
 
