@@ -28,7 +28,8 @@
 //!
 //! Steps 3 to 6 run in epochs of doubling length ([`auto_order`]): every epoch runs them all
 //! within its own time, going on from what the epochs before found, so that a larger budget
-//! runs the same first epochs as a smaller one, and more.
+//! runs the same first epochs as a smaller one, and more. Step 2 runs within the first epoch;
+//! the heuristics that do not fit run at the start of the next ones.
 //!
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
@@ -40,11 +41,12 @@ use crate::graph::Graph;
 use crate::order::exact::exact_search_above;
 use crate::order::{defer, liu, local_search, Ordering};
 use crate::simulate::peak_of;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 mod candidates;
 pub use candidates::{fallback_candidates, heuristic_candidates};
-use candidates::{timed_candidates, Pass};
+use candidates::{timed_candidates, Heuristics, Pass};
 
 /// The part of an epoch's time left that the proof search may use, then the part of what is
 /// left after it that the exact search may use, before local search takes the rest: the exact search
@@ -109,7 +111,7 @@ const SMALL_OPS: usize = 200;
 /// Exact search seeded with the best heuristic order (the `exact` method); the heuristics
 /// read the clock between them, as in [`auto_order`].
 pub fn exact_with_heuristics(g: &Graph, budget: &Budget) -> Ordering {
-    let (candidates, pass) = timed_candidates(g, budget);
+    let (candidates, pass, _) = timed_candidates(g, budget);
     let incumbent = candidates
         .into_iter()
         .next()
@@ -176,12 +178,18 @@ fn limits<'b>(
 /// large graphs (100 passes, so that every phase sets up within it: 400 ms on 100,000 ops).
 const EPOCH_MS: f64 = 100.0;
 const EPOCH_MS_PER_OP: f64 = 4e-3;
+/// A budget shorter than [`EPOCH_MS`] runs epochs of doubling length from this part of it
+/// (see [`auto_order`]).
+const SHORT_EPOCH: f64 = 0.1;
+/// ... when it is under this part of it: the plan keeps a pass over the graph for its re-check,
+/// so the default budget reaches `auto` a little under [`EPOCH_MS`], and runs one epoch.
+const SHORT_BELOW: f64 = 0.9;
 
 /// The `auto` portfolio (see the module docs).
 ///
 /// After the heuristics, the search runs in epochs of doubling length, ending 100, 300, 700,
-/// ... ms after `auto` started, the last one cut by the deadline (a budget of 100 ms or less is
-/// one epoch, as before). Each epoch runs every phase (the proof search, the exact search,
+/// ... ms after `auto` started, the last one cut by the deadline (the default budget is one
+/// epoch, as before; one under 90 ms runs epochs ending 10, 30, 70 ms, cut by the deadline). Each epoch runs every phase (the proof search, the exact search,
 /// local search, the proof search again), each taking shares of the epoch's time, and every
 /// phase goes on from what the ones before found: the proof search from its open nodes, the
 /// exact search and local search from the best order and above the best bound (a later
@@ -197,7 +205,21 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     if let Ok(order) = liu::liu_order(g) {
         return proven(order, BoundKind::Liu);
     }
-    let (candidates, pass) = timed_candidates(g, budget);
+    let mut len = EPOCH_MS.max(g.num_ops() as f64 * EPOCH_MS_PER_OP);
+    // A budget well under the first epoch, on a graph whose heuristics fit in a tenth of it:
+    // epochs of doubling length from a tenth of it (ending 10, 30, 70 ms), cut by the deadline,
+    // so that a 30 ms budget runs what a 10 ms one does first, then more. Not on larger graphs,
+    // whose first epoch grows with them: a tenth of it would not hold one heuristic.
+    if len == EPOCH_MS
+        && budget
+            .deadline_ms
+            .is_some_and(|d| d - start < SHORT_BELOW * len)
+    {
+        len *= SHORT_EPOCH;
+    }
+    // The heuristics run within the first epoch; those that do not fit run in the next ones.
+    let (mut candidates, pass, mut heuristics) =
+        timed_candidates(g, &epoch_budget(budget, start + len));
     let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
     // The proof search simulates every candidate and builds its network before its first flow.
     if !pass.room(budget, 4.0 + 2.0 * candidates.len() as f64) || incumbent.is_empty() {
@@ -219,12 +241,14 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
         polished: None,
         early: None,
     };
-    let mut len = EPOCH_MS.max(g.num_ops() as f64 * EPOCH_MS_PER_OP);
     let mut end = start;
     loop {
         end += len;
         let epoch = epoch_budget(budget, end);
         let last = epoch.deadline_ms == budget.deadline_ms;
+        if end > start + len && !heuristics.done() {
+            state.more_candidates(&mut heuristics, &epoch, &mut candidates);
+        }
         if let Some(done) = state.epoch(&epoch, &pass, &candidates) {
             return done;
         }
@@ -295,6 +319,28 @@ impl State<'_> {
         } else {
             self.search.offer_peak(order, peak);
         }
+    }
+
+    /// The heuristics that did not fit in the epochs before, within `budget` (the start of an
+    /// epoch), added to `candidates` (best first); the best of them is the best order when it
+    /// is lower, and local search starts from them again.
+    fn more_candidates(
+        &mut self,
+        heuristics: &mut Heuristics,
+        budget: &Budget,
+        candidates: &mut Vec<(u64, Vec<OpIx>)>,
+    ) {
+        let more = heuristics.more(self.g, budget, candidates.len());
+        if more.is_empty() {
+            return;
+        }
+        if more[0].0 < self.best.0 {
+            self.offer(&more[0].1, more[0].0);
+            self.best = more[0].clone();
+        }
+        candidates.extend(more);
+        candidates.sort_by_key_compact(|c| c.0);
+        self.polished = None;
     }
 
     fn result(self) -> Ordering {

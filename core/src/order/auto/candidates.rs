@@ -15,25 +15,74 @@ const HEURISTIC_MS_PER_OP: f64 = 4e-4;
 /// About how long a pass over the graph takes per op (see [`candidates_until`]).
 const PASS_MS_PER_OP: f64 = 4e-5;
 
-/// The heuristics' orders in the order they run (cheapest and most often best first). The
-/// program order comes first when it is topological (one pass). A heuristic starts only when
-/// the time left before `budget`'s deadline covers what the last one took (they all cost about
-/// the same), and the first one also when no program order exists: there is always an order.
-fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
-    let runs: [fn(&Graph) -> Vec<OpIx>; 9] = [
-        greedy::greedy_order,
-        // Second: where it wins it wins by far (remat'd steps), and under a tight clock the
-        // last heuristics are skipped.
-        alap::alap_order,
-        inductor::lpmf_order,
-        xla::list_order,
-        inductor::bfs_order,
-        inductor::dfs_order,
-        xla::dfs_order,
-        xla::post_order,
-        spize::spize_order,
-    ];
-    let mut out = Vec::with_capacity(runs.len() + 1);
+/// The heuristics in the order they run (cheapest and most often best first).
+const RUNS: [fn(&Graph) -> Vec<OpIx>; 9] = [
+    greedy::greedy_order,
+    // Second: where it wins it wins by far (remat'd steps), and under a tight clock the last
+    // heuristics are skipped.
+    alap::alap_order,
+    inductor::lpmf_order,
+    xla::list_order,
+    inductor::bfs_order,
+    inductor::dfs_order,
+    xla::dfs_order,
+    xla::post_order,
+    spize::spize_order,
+];
+
+/// Where the heuristics stand: the next to run, and how long the last one took (they all cost
+/// about the same). A budget too short for them all runs the first few; a later epoch of
+/// `auto` runs the rest (see [`Heuristics::more`]), so a longer budget runs the same ones
+/// first, then more.
+pub(super) struct Heuristics {
+    next: usize,
+    last_ms: f64,
+    /// One pass over the graph (see [`candidates_until`]).
+    pass_ms: f64,
+}
+
+impl Heuristics {
+    /// Whether every heuristic has run.
+    pub(super) fn done(&self) -> bool {
+        self.next >= RUNS.len()
+    }
+
+    /// The heuristics not run yet that fit before `budget`'s deadline, scored (only valid
+    /// orders), best first; `found` orders are known already (each costs two passes to score).
+    pub(super) fn more(
+        &mut self,
+        g: &Graph,
+        budget: &Budget,
+        found: usize,
+    ) -> Vec<(u64, Vec<OpIx>)> {
+        let mut out = Vec::new();
+        self.run_until(g, budget, found, &mut out);
+        scored(g, out.into_iter())
+    }
+
+    /// Runs heuristics into `out` while the time left before `budget`'s deadline covers twice
+    /// what the last one took and the passes to score and check what they found; the first one
+    /// also when `out` is empty and `found` is 0 (there is always an order).
+    fn run_until(&mut self, g: &Graph, budget: &Budget, found: usize, out: &mut Vec<Vec<OpIx>>) {
+        while let Some(run) = RUNS.get(self.next) {
+            let now = budget.clock.now_ms();
+            let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
+            let after = (2 * (found + out.len()) + 7) as f64 * self.pass_ms;
+            // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
+            if found + out.len() > 0 && (budget.cancelled() || left < 2.0 * self.last_ms + after) {
+                break;
+            }
+            out.push(run(g));
+            self.next += 1;
+            self.last_ms = budget.clock.now_ms() - now;
+        }
+    }
+}
+
+/// The program order when it is topological (one pass), then the heuristics while they fit
+/// before `budget`'s deadline (see [`Heuristics::run_until`]); and where the heuristics stand.
+fn candidates_until(g: &Graph, budget: &Budget) -> (Vec<Vec<OpIx>>, Heuristics) {
+    let mut out = Vec::with_capacity(RUNS.len() + 1);
     let t = budget.clock.now_ms();
     if let Ok(p) = program::program_order(g) {
         out.push(p);
@@ -41,20 +90,13 @@ fn candidates_until(g: &Graph, budget: &Budget) -> Vec<Vec<OpIx>> {
     // One pass over the graph: each order found costs two more to score, and the plan five to
     // check and report. The program order's check is a light one; a simulation costs about
     // 40 ns per op (3.7 ms on a 100,000-op layered graph).
-    let pass = (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP);
-    let mut last_ms = g.num_ops() as f64 * HEURISTIC_MS_PER_OP;
-    for run in runs {
-        let now = budget.clock.now_ms();
-        let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
-        let after = (2 * out.len() + 7) as f64 * pass;
-        // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
-        if !out.is_empty() && (budget.cancelled() || left < 2.0 * last_ms + after) {
-            break;
-        }
-        out.push(run(g));
-        last_ms = budget.clock.now_ms() - now;
-    }
-    out
+    let mut heuristics = Heuristics {
+        next: 0,
+        last_ms: g.num_ops() as f64 * HEURISTIC_MS_PER_OP,
+        pass_ms: (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP),
+    };
+    heuristics.run_until(g, budget, 0, &mut out);
+    (out, heuristics)
 }
 
 /// The near-linear heuristics' orders, as starting points for [`crate::order::local_search::improve_best`]: greedy, the
@@ -107,12 +149,16 @@ impl Pass {
     }
 }
 
-/// The heuristics' scored orders (see [`candidates_until`]) and the time of one pass.
-pub(super) fn timed_candidates(g: &Graph, budget: &Budget) -> (Vec<(u64, Vec<OpIx>)>, Pass) {
-    let orders = candidates_until(g, budget);
+/// The heuristics' scored orders (see [`candidates_until`]), the time of one pass, and where
+/// the heuristics stand.
+pub(super) fn timed_candidates(
+    g: &Graph,
+    budget: &Budget,
+) -> (Vec<(u64, Vec<OpIx>)>, Pass, Heuristics) {
+    let (orders, heuristics) = candidates_until(g, budget);
     let (n, t) = (orders.len().max(1) as f64, budget.clock.now_ms());
     let c = scored(g, orders.into_iter());
     // Scoring is a check and a simulation per order.
     let pass = Pass((budget.clock.now_ms() - t) / (2.0 * n));
-    (c, pass)
+    (c, pass, heuristics)
 }
