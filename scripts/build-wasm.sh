@@ -73,7 +73,8 @@ for target in nodejs web; do
   "$bindgen" --target "$target" --out-dir "$out" --out-name "$module" "$input"
   if [ -z "$wasm_opt" ]; then
     echo "build-wasm: wasm-opt not found (npm ci installs it); $wasm is not size-optimised"
-  elif "$wasm_opt" -Os "${opt_features[@]}" "$wasm" -o "$wasm.opt"; then
+  elif "$wasm_opt" -Os --converge --strip-producers --strip-target-features "${opt_features[@]}" \
+      "$wasm" -o "$wasm.opt"; then
     mv "$wasm.opt" "$wasm"
   else
     rm -f "$wasm.opt"

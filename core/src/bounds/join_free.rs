@@ -295,7 +295,9 @@ pub fn join_free_bound(
         joins.push(z);
     }
     // Ties keep one join's sets together: its copy of the graph is made once.
-    sets.sort_unstable_by(|a, b| b.cmp(a));
+    // Largest first; equal tuples are identical, so the compact (stable) sort gives std's
+    // result with less wasm code.
+    sets.sort_by_compact(|a, b| b.cmp(a));
     let mut join: Option<(OpIx, Join)> = None;
     let mut built = 0;
     for (tried, &(upper, j, k)) in sets.iter().enumerate() {

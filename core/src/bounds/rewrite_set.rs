@@ -16,6 +16,7 @@
 //! largest first, the first [`THRESHOLDS`] of them that make a set of two ops or more.
 
 use crate::graph::Graph;
+use crate::sort::CompactSort;
 use crate::OpIx;
 
 use super::cut::CutNetwork;
@@ -36,7 +37,8 @@ pub fn rewrite_sets(g: &Graph) -> Vec<OpSet> {
         })
         .collect();
     let mut xs: Vec<u64> = weight.iter().copied().filter(|&w| w > 0).collect();
-    xs.sort_unstable_by(|a, b| b.cmp(a));
+    // Integers, largest first: a compact sort gives std's result with less wasm code.
+    xs.sort_by_compact(|a, b| b.cmp(a));
     xs.dedup();
     let mut sets: Vec<OpSet> = Vec::new();
     let mut last_len = 0;

@@ -189,7 +189,8 @@ const SHORT_BELOW: f64 = 0.9;
 ///
 /// After the heuristics, the search runs in epochs of doubling length, ending 100, 300, 700,
 /// ... ms after `auto` started, the last one cut by the deadline (the default budget is one
-/// epoch, as before; one under 90 ms runs epochs ending 10, 30, 70 ms, cut by the deadline). Each epoch runs every phase (the proof search, the exact search,
+/// epoch, as before; one under 90 ms runs epochs ending 10, 30, 70 ms, cut by the deadline).
+/// Each epoch runs every phase (the proof search, the exact search,
 /// local search, the proof search again), each taking shares of the epoch's time, and every
 /// phase goes on from what the ones before found: the proof search from its open nodes, the
 /// exact search and local search from the best order and above the best bound (a later
@@ -246,7 +247,7 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
         end += len;
         let epoch = epoch_budget(budget, end);
         let last = epoch.deadline_ms == budget.deadline_ms;
-        if end > start + len && !heuristics.done() {
+        if end > start + len {
             state.more_candidates(&mut heuristics, &epoch, &mut candidates);
         }
         if let Some(done) = state.epoch(&epoch, &pass, &candidates) {

@@ -42,13 +42,9 @@ pub(super) struct Heuristics {
 }
 
 impl Heuristics {
-    /// Whether every heuristic has run.
-    pub(super) fn done(&self) -> bool {
-        self.next >= RUNS.len()
-    }
-
     /// The heuristics not run yet that fit before `budget`'s deadline, scored (only valid
-    /// orders), best first; `found` orders are known already (each costs two passes to score).
+    /// orders), best first (none once all have run); `found` orders are known already (each
+    /// costs two passes to score).
     pub(super) fn more(
         &mut self,
         g: &Graph,
