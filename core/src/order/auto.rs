@@ -219,8 +219,9 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
         len *= SHORT_EPOCH;
     }
     // The heuristics run within the first epoch; those that do not fit run in the next ones.
+    let first_end = start + len;
     let (mut candidates, pass, mut heuristics) =
-        timed_candidates(g, &epoch_budget(budget, start + len));
+        timed_candidates(g, &epoch_budget(budget, first_end));
     let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
     // The proof search simulates every candidate and builds its network before its first flow.
     if !pass.room(budget, 4.0 + 2.0 * candidates.len() as f64) || incumbent.is_empty() {
@@ -247,7 +248,7 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
         end += len;
         let epoch = epoch_budget(budget, end);
         let last = epoch.deadline_ms == budget.deadline_ms;
-        if end > start + len {
+        if end > first_end {
             state.more_candidates(&mut heuristics, &epoch, &mut candidates);
         }
         if let Some(done) = state.epoch(&epoch, &pass, &candidates) {
