@@ -124,7 +124,11 @@ pub(super) fn evaluate(
     }
     if complete && peak > bound && !stop() {
         // The order's peak op and its own cut say where the order and the bound disagree.
-        if let Some(p) = peak_pair(g, &net, &order, &mut known, flows, stop) {
+        // The ops of the largest cuts, largest first: the pair's preferred partners.
+        let mut by_cut: Vec<(u64, OpIx)> = cuts.iter().map(|(v, k)| (k.bytes, *v)).collect();
+        by_cut.sort_by_key_compact(|&(b, v)| (Reverse(b), v));
+        let prefer: Vec<OpIx> = by_cut.into_iter().map(|(_, v)| v).collect();
+        if let Some(p) = peak_pair(g, &net, &order, &mut known, &prefer, flows, stop) {
             pair = Some(p);
         }
     }
