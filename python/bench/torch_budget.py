@@ -175,8 +175,8 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         rec = Recorder()
         return torch.compile(loss_fn, options={"custom_partitioner_fn": pytorch_partitioner(rec)}), rec
     if kind == "ours":
-        # ours:LIMIT/noreorder/sched/budget=MS/plan=PATH: extra inductor_options flags (for
-        # diagnosis), the plan's budget in ms (peakorder.plan's default otherwise), and a plan
+        # ours:LIMIT/noreorder/sched/eagerbn/budget=MS/plan=PATH: extra inductor_options flags (for
+        # diagnosis; eagerbn: eager_batch_norm=True), the plan's budget in ms (peakorder.plan's default otherwise), and a plan
         # of the joint graph read from PATH instead of planned (a schedule found within a
         # budget depends on the clock; saved, it is measured again as it was; the last flag,
         # since PATH has slashes)
@@ -184,7 +184,8 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         if plan_path:
             _replay(plan_path)
         arg, *flags = arg.split("/")
-        extra: Dict[str, Any] = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags}
+        extra: Dict[str, Any] = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags,
+                                 "eager_batch_norm": "eagerbn" in flags}
         for f in flags:
             if f.startswith("budget="):
                 extra["budget_ms"] = int(f.split("=", 1)[1])
@@ -311,12 +312,14 @@ FIRST_BUDGETS = (1.0, 0.5, 0.2, 0.0)
 
 
 def sweep(name: str, points: int, out_json: Optional[str], budget_ms: Optional[int] = None,
-          pytorch: bool = True) -> List[Dict[str, Any]]:
+          pytorch: bool = True, eager_batch_norm: bool = False) -> List[Dict[str, Any]]:
     """eager, peakorder at ``points`` limits from its no-recomputation plan down to its least
     limit, PyTorch at every budget (unless ``pytorch`` is false). With ``out_json`` each row is
     saved when measured, and rows already there (same configuration) are kept, not run again: a
-    stopped sweep resumes. ``budget_ms``: peakorder's planning budget (``ours:L/budget=MS``)."""
-    suffix = f"/budget={budget_ms}" if budget_ms else ""
+    stopped sweep resumes. ``budget_ms``: peakorder's planning budget (``ours:L/budget=MS``);
+    ``eager_batch_norm``: peakorder's points with ``inductor_options(eager_batch_norm=True)``
+    (``ours:L/eagerbn``)."""
+    suffix = ("/eagerbn" if eager_batch_norm else "") + (f"/budget={budget_ms}" if budget_ms else "")
     done: Dict[str, Dict[str, Any]] = {}
     if out_json and os.path.exists(out_json):
         done = {r["config"]: r for r in json.load(open(out_json))}
@@ -423,6 +426,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     s.add_argument("--svg")
     s.add_argument("--budget-ms", type=int, help="peakorder's planning budget (default: the partition's, 1 ms per op, 100 ms to 2 s)")
     s.add_argument("--no-pytorch", action="store_true", help="peakorder's curve only")
+    s.add_argument("--eager-batch-norm", action="store_true",
+                   help="peakorder's points with inductor_options(eager_batch_norm=True)")
     t = sub.add_parser("table")
     t.add_argument("json")
     t.add_argument("--svg")
@@ -430,7 +435,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     if args.cmd == "one":
         print(json.dumps(run_one(args.model, args.config)), flush=True)
         return
-    rows = (sweep(args.model, args.points, args.json, args.budget_ms, not args.no_pytorch) if args.cmd == "sweep"
+    rows = (sweep(args.model, args.points, args.json, args.budget_ms, not args.no_pytorch, args.eager_batch_norm)
+            if args.cmd == "sweep"
             else json.load(open(args.json)))
     print(table(rows))
     if args.svg:

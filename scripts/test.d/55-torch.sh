@@ -4,7 +4,8 @@
 #   these included (.venv has torch since scripts/setup.d/55-torch.sh); this step checks that
 #   .venv really has the pinned torch, so they did not pass by being skipped.
 # - torch 2.9.1 (.venv-thunder, the Thunder pin, scripts/setup.d/56-thunder.sh): the exporter,
-#   the seed through torch.compile, bad input, the cache key and two of the make_fx training
+#   the seed through torch.compile, bad input, the cache key, the byte limit, BatchNorm's eager
+#   kernels (test_torch_batch_norm.py) and two of the make_fx training
 #   steps (mobilenet_v2 and efficientnet_b0, the two the reorder must lower; .venv runs all five,
 #   and CI's minutes are few).
 #   Not the hypothesis property tests (hypothesis is not in that venv; the code they check runs
@@ -32,6 +33,7 @@ print("torch", torch.__version__, "in .venv-thunder")'
 set +e
 "$PY" -m pytest -q -rs -p no:cacheprovider python/tests/test_torch.py python/tests/test_torch_seed.py \
   python/tests/test_torch_bad_input.py python/tests/test_torch_inductor.py python/tests/test_torch_budget.py \
+  python/tests/test_torch_batch_norm.py \
   "python/tests/test_torch_models.py::test_reordered_training_step[mobilenet_v2]" \
   "python/tests/test_torch_models.py::test_reordered_training_step[efficientnet_b0]"
 rc=$?

@@ -142,9 +142,19 @@ _LAYOUT_WHY = (
 )
 
 
+_BATCH_NORM_WHY = (
+    "pre_grad_custom_pass: BatchNorm in training mode runs ATen's own kernels "
+    "(peakorder::batch_norm_train, peakorder/torch/_batch_norm.py), not Inductor's decomposition, "
+    "so the step computes eager's gradients: where BatchNorm is ill-conditioned Inductor's "
+    "reductions, rounded in another order, moved mobilenet_v2's gradients by 473x rtol 1e-4 "
+    "(docs/pytorch.md)."
+)
+
+
 def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
                      memory_limit: Optional[Union[int, str]] = None,
-                     layout_optimization: Optional[bool] = None, **plan_options: Any) -> Dict[str, Any]:
+                     layout_optimization: Optional[bool] = None, eager_batch_norm: bool = False,
+                     **plan_options: Any) -> Dict[str, Any]:
     """Options for ``torch.compile(fn, options=...)``: peakorder plans Inductor's post-grad graph
     (``post_grad_custom_post_pass``) with ``plan_options`` (those of :func:`peakorder.plan`).
 
@@ -163,7 +173,14 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
     dict says why. ``inductor_reorder=False`` also turns off
     Inductor's ``reorder_for_peak_memory``, which may otherwise replace the order when one of
     its heuristics scores lower on its estimate. ``scheduler=True`` also plans Inductor's fused
-    kernels with their real buffer sizes (``_post_fusion_custom_pass``, torch >= 2.8)."""
+    kernels with their real buffer sizes (``_post_fusion_custom_pass``, torch >= 2.8).
+
+    ``eager_batch_norm=True`` (torch >= 2.9) runs BatchNorm in training mode with ATen's own
+    kernels (``pre_grad_custom_pass``, ``peakorder/torch/_batch_norm.py``) instead of Inductor's
+    decomposition, so that the step computes eager's gradients and running statistics where
+    BatchNorm is ill-conditioned (mobilenet_v2 and efficientnet_b0 at batch 16: 473x rtol 1e-4
+    from eager's gradients with the decomposition, 0.0013x with this); it costs the fusion of
+    BatchNorm with its neighbours (memory and time: docs/pytorch.md)."""
     require("inductor_options")
     opts = InductorOptions({"post_grad_custom_post_pass": _graph_pass_class()(plan_options)})
     opts.explain.append("post_grad_custom_post_pass: peakorder orders each graph for the lowest peak")
@@ -183,6 +200,12 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
             f"custom_partitioner_fn: peakorder decides what the forward saves within memory_limit={memory_limit!r}")
         opts["allow_buffer_reuse"] = False
         opts.explain.append(_REUSE_WHY)
+    if eager_batch_norm:
+        require("eager_batch_norm")
+        from ._batch_norm import pre_grad_pass
+
+        opts["pre_grad_custom_pass"] = pre_grad_pass()
+        opts.explain.append(_BATCH_NORM_WHY)
     if not inductor_reorder:
         opts["reorder_for_peak_memory"] = False
         opts.explain.append("reorder_for_peak_memory=False: Inductor keeps peakorder's order")

@@ -14,6 +14,8 @@ NEEDS = {
     "inductor_options": ((2, 6), "Inductor's post_grad_custom_post_pass (a CustomGraphPass)"),
     "scheduler": ((2, 8), "Inductor's _post_fusion_custom_pass"),
     "memory_limit": ((2, 9), "Inductor's custom_partitioner_fn (a CustomPartitionerFn)"),
+    # Checked on 2.9.1 and 2.15 (python/tests/test_torch_batch_norm.py), as memory_limit is.
+    "eager_batch_norm": ((2, 9), "Inductor's pre_grad_custom_pass as a CustomGraphPass, and custom ops"),
 }
 
 
