@@ -4,6 +4,7 @@ partitioner (``inductor_options(memory_limit=...)``) against PyTorch's
 
     python python/bench/torch_budget.py one gpt ours:min           # one configuration, JSON
     python python/bench/torch_budget.py sweep gpt [--points 6]     # the table and the plot
+    python python/bench/torch_budget.py grads mobilenet_v2 ours:/eagerbn   # which gradients miss
 
 Each configuration runs in a process of its own (a second torch.compile in one process
 measures differently). A configuration is ``eager``, ``default`` (torch.compile as is),
@@ -287,6 +288,24 @@ def run_one(name: str, config: str) -> Dict[str, Any]:
     return out
 
 
+def grads(name: str, config: str) -> List[Tuple[float, str]]:
+    """Each parameter's gradient error against eager's (in units of the tolerance, <= 1:
+    allclose), worst first: one compiled step and one eager step from the same generator state,
+    as ``run_one`` compares them (which parameters miss, not only whether one does)."""
+    model, (x, y) = build(name)
+    ref = copy.deepcopy(model)
+    fn, _ = compiled(config, model, random=draws_random(model, x))
+    fn(x, y).backward()
+    for p in model.parameters():
+        p.grad = None
+    rng = torch.get_rng_state()
+    fn(x, y).backward()
+    torch.set_rng_state(rng)
+    F.cross_entropy(ref(x), y).backward()
+    return sorted(((_tol_units(p.grad, q.grad), n) for (n, p), q in zip(model.named_parameters(), ref.parameters())),
+                  reverse=True)
+
+
 def one(name: str, config: str) -> Dict[str, Any]:
     """run_one in a fresh process."""
     cmd = [sys.executable, os.path.abspath(__file__), "one", name, config]
@@ -428,12 +447,22 @@ def main(argv: Optional[List[str]] = None) -> None:
     s.add_argument("--no-pytorch", action="store_true", help="peakorder's curve only")
     s.add_argument("--eager-batch-norm", action="store_true",
                    help="peakorder's points with inductor_options(eager_batch_norm=True)")
+    g = sub.add_parser("grads", help="each parameter's gradient error against eager's, worst first")
+    g.add_argument("model")
+    g.add_argument("config")
+    g.add_argument("--top", type=int, default=12)
     t = sub.add_parser("table")
     t.add_argument("json")
     t.add_argument("--svg")
     args = ap.parse_args(argv)
     if args.cmd == "one":
         print(json.dumps(run_one(args.model, args.config)), flush=True)
+        return
+    if args.cmd == "grads":
+        errs = grads(args.model, args.config)
+        for e, n in errs[:args.top]:
+            print(f"{e:10.3f}  {n}")
+        print(f"{sum(e > 1 for e, _ in errs)} of {len(errs)} parameters over the tolerance")
         return
     rows = (sweep(args.model, args.points, args.json, args.budget_ms, not args.no_pytorch, args.eager_batch_norm)
             if args.cmd == "sweep"
