@@ -179,8 +179,9 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
     kernels (``pre_grad_custom_pass``, ``peakorder/torch/_batch_norm.py``) instead of Inductor's
     decomposition, so that the step computes eager's gradients and running statistics where
     BatchNorm is ill-conditioned (mobilenet_v2 and efficientnet_b0 at batch 16: 473x rtol 1e-4
-    from eager's gradients with the decomposition, 0.0013x with this); it costs the fusion of
-    BatchNorm with its neighbours (memory and time: docs/pytorch.md)."""
+    from eager's gradients with the decomposition, 0.0013x with this). BatchNorm is then not
+    fused with its neighbours: on mobilenet_v2 the step took 7% longer and its least limit rose
+    from 29.52 to 32.54 MiB (docs/pytorch.md), so the option is off by default."""
     require("inductor_options")
     opts = InductorOptions({"post_grad_custom_post_pass": _graph_pass_class()(plan_options)})
     opts.explain.append("post_grad_custom_post_pass: peakorder orders each graph for the lowest peak")
