@@ -176,11 +176,11 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         rec = Recorder()
         return torch.compile(loss_fn, options={"custom_partitioner_fn": pytorch_partitioner(rec)}), rec
     if kind == "ours":
-        # ours:LIMIT/noreorder/sched/eagerbn/budget=MS/plan=PATH: extra inductor_options flags (for
-        # diagnosis; eagerbn: eager_batch_norm=True), the plan's budget in ms (peakorder.plan's default otherwise), and a plan
-        # of the joint graph read from PATH instead of planned (a schedule found within a
-        # budget depends on the clock; saved, it is measured again as it was; the last flag,
-        # since PATH has slashes)
+        # ours:LIMIT/noreorder/sched/eagerbn/budget=MS/plan=PATH: extra inductor_options flags
+        # (for diagnosis; eagerbn: eager_batch_norm=True), the plan's budget in ms
+        # (peakorder.plan's default otherwise), and a plan of the joint graph read from PATH
+        # instead of planned (a schedule found within a budget depends on the clock; saved, it
+        # is measured again as it was; the last flag, since PATH has slashes)
         arg, _, plan_path = arg.partition("/plan=")
         if plan_path:
             _replay(plan_path)

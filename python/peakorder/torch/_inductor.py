@@ -178,8 +178,9 @@ def inductor_options(*, inductor_reorder: bool = True, scheduler: bool = False,
     ``eager_batch_norm=True`` (torch >= 2.9) runs BatchNorm in training mode with ATen's own
     kernels (``pre_grad_custom_pass``, ``peakorder/torch/_batch_norm.py``) instead of Inductor's
     decomposition, so that the step computes eager's gradients and running statistics where
-    BatchNorm is ill-conditioned (mobilenet_v2 and efficientnet_b0 at batch 16: 473x rtol 1e-4
-    from eager's gradients with the decomposition, 0.0013x with this). BatchNorm is then not
+    BatchNorm is ill-conditioned (mobilenet_v2 at batch 16: 473x rtol 1e-4 from eager's
+    gradients with the decomposition, 0.0013x with this; not efficientnet_b0, whose distance
+    comes from Inductor's other kernels too: 8.15x with it). BatchNorm is then not
     fused with its neighbours: on mobilenet_v2 the step took 7% longer and its least limit rose
     from 29.52 to 32.54 MiB (docs/pytorch.md), so the option is off by default."""
     require("inductor_options")
