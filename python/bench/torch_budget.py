@@ -227,6 +227,21 @@ def _tol_units(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(((a - b).abs() / (ATOL + RTOL * b.abs())).max())
 
 
+def same_draws_step(fn: Any, model: nn.Module, ref: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """One compiled step (``fn``, on ``model``, whose gradients it resets first) and one eager
+    step of ``ref`` from the same generator state, so that Dropout and StochasticDepth draw the
+    same masks in both (with fallback_random, ``compiled``); returns that state. Call it after
+    the compiling call: the first call's BatchNorm update does not matter, as training mode
+    normalizes by the batch."""
+    for p in model.parameters():
+        p.grad = None
+    rng = torch.get_rng_state()
+    fn(x, y).backward()
+    torch.set_rng_state(rng)
+    F.cross_entropy(ref(x), y).backward()
+    return rng
+
+
 def run_one(name: str, config: str) -> Dict[str, Any]:
     model, (x, y) = build(name)
     ref = copy.deepcopy(model)
@@ -235,15 +250,7 @@ def run_one(name: str, config: str) -> Dict[str, Any]:
     t0 = time.time()
     fn(x, y).backward()  # compiles; Inductor and peakorder's calibration may draw random numbers
     compile_s = time.time() - t0
-    for p in params:
-        p.grad = None
-    # The gradients of one compiled step against eager's from the same generator state, so that
-    # Dropout and StochasticDepth draw the same masks in both (with fallback_random, compiled()).
-    # The first call's BatchNorm update does not matter: training mode normalizes by the batch.
-    rng = torch.get_rng_state()
-    fn(x, y).backward()
-    torch.set_rng_state(rng)
-    F.cross_entropy(ref(x), y).backward()
+    rng = same_draws_step(fn, model, ref, x, y)
     grads_ok = all(torch.allclose(p.grad, q.grad, rtol=RTOL, atol=ATOL) for p, q in zip(params, ref.parameters()))
     # How far off, in units of that tolerance (<= 1: allclose), against eager's float32 gradients
     # and against float64 ones from the same masks: where float32 rounding alone exceeds 1e-4
@@ -295,13 +302,8 @@ def grads(name: str, config: str) -> List[Tuple[float, str]]:
     model, (x, y) = build(name)
     ref = copy.deepcopy(model)
     fn, _ = compiled(config, model, random=draws_random(model, x))
-    fn(x, y).backward()
-    for p in model.parameters():
-        p.grad = None
-    rng = torch.get_rng_state()
-    fn(x, y).backward()
-    torch.set_rng_state(rng)
-    F.cross_entropy(ref(x), y).backward()
+    fn(x, y).backward()  # compiles
+    same_draws_step(fn, model, ref, x, y)
     return sorted(((_tol_units(p.grad, q.grad), n) for (n, p), q in zip(model.named_parameters(), ref.parameters())),
                   reverse=True)
 
