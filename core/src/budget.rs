@@ -11,6 +11,12 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 pub trait Clock {
     /// The time now, in milliseconds.
     fn now_ms(&self) -> f64;
+
+    /// Milliseconds left before a deadline the clock keeps on its own, whatever a budget's
+    /// (a [`crate::work::WorkClock`]'s real deadline); `None`, the default, for none.
+    fn left_ms(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A clock that never moves: no deadline ever passes, elapsed times read 0.
@@ -69,9 +75,12 @@ impl<'a> Budget<'a> {
         }
     }
 
-    /// True once the deadline has passed or the search was cancelled.
+    /// True once the deadline (or the clock's own, see [`Clock::left_ms`]) has passed or the
+    /// search was cancelled.
     pub fn expired(&self) -> bool {
-        self.cancelled() || self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
+        self.cancelled()
+            || self.clock.left_ms().is_some_and(|l| l <= 0.0)
+            || self.deadline_ms.is_some_and(|d| self.clock.now_ms() >= d)
     }
 
     /// True once the cancel flag is set.
@@ -98,8 +107,16 @@ impl<'a> Budget<'a> {
     /// cannot read the clock while it runs, and took about `ms` before, would overrun it. The
     /// clock is read now.
     pub fn less_left_than(&self, ms: f64) -> bool {
+        self.left_ms() < ms
+    }
+
+    /// Milliseconds left before the deadline or the clock's own, whichever comes first
+    /// (infinite without either). The clock is read now.
+    pub fn left_ms(&self) -> f64 {
+        let own = self.clock.left_ms().unwrap_or(f64::INFINITY);
         self.deadline_ms
-            .is_some_and(|d| d - self.clock.now_ms() < ms)
+            .map_or(f64::INFINITY, |d| d - self.clock.now_ms())
+            .min(own)
     }
 
     /// The budget of one phase of a search: `fraction` of the time left (as

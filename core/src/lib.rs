@@ -35,6 +35,7 @@ pub mod referee;
 pub mod simulate;
 mod sort;
 pub mod units;
+pub mod work;
 
 pub use bounds::lower_bound;
 pub use budget::{Budget, Clock, NoClock, Progress};

@@ -179,7 +179,11 @@ impl Network {
         if s == t {
             return (limit, true);
         }
+        // Edges scanned, added to the work count before the clock is read (it may be a
+        // `WorkClock`) and at the end.
+        let mut scanned = 0u64;
         while flow < limit {
+            crate::work::add(std::mem::take(&mut scanned));
             if stop() {
                 return (flow, false);
             }
@@ -193,6 +197,7 @@ impl Network {
                 let u = queue[qi];
                 qi += 1;
                 let lu = level[u as usize] + 1;
+                scanned += u64::from(start[u as usize + 1] - start[u as usize]) + 1;
                 for e in start[u as usize]..start[u as usize + 1] {
                     let Edge { to: v, cap: c, .. } = edges[e as usize];
                     if c > 0 && level[v as usize] == NONE {
@@ -223,12 +228,14 @@ impl Network {
                     let lu = level[u as usize] + 1;
                     let end = start[u as usize + 1];
                     let mut i = iter[u as usize];
+                    scanned += 1;
                     while i < end && {
                         let x = edges[i as usize];
                         x.cap == 0 || level[x.to as usize] != lu
                     } {
                         i += 1;
                     }
+                    scanned += u64::from(i - iter[u as usize]);
                     iter[u as usize] = i;
                     if i < end {
                         let x = edges[i as usize];
@@ -258,6 +265,7 @@ impl Network {
             };
             flow += pushed;
         }
+        crate::work::add(scanned);
         (flow, true)
     }
 }

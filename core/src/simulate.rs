@@ -67,6 +67,7 @@ impl<'g> MemState<'g> {
     pub fn run(&mut self, v: OpIx) -> (u64, u64) {
         let g = self.g;
         let during = self.during(v);
+        crate::work::add(1 + (g.reads(v).len() + g.creates(v).len()) as u64);
         self.live += g.alloc(v);
         for &s in g.reads(v) {
             let r = &mut self.remaining[s as usize];

@@ -255,6 +255,8 @@ impl CutNetwork {
             before: None,
             finished: true,
         };
+        // The sides, and the network from every storage and its readers, before the flow.
+        crate::work::add((2 * n + self.storages.len() + self.users.len()) as u64);
         let mut scratch = self.scratch.borrow_mut();
         let Scratch {
             side,

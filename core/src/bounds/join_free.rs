@@ -191,9 +191,17 @@ impl Join {
         if b.is_empty() {
             return Some(floor);
         }
+        // Each step below is a pass over the join's copy of the graph, before the first flow
+        // reads the clock (on the 7,310-op Keras step, together about 12 ms).
+        if stop() {
+            return None;
+        }
         let (net, live) = live_network(h, &self.arcs, b);
         if !net.usable() {
             return Some(floor);
+        }
+        if stop() {
+            return None;
         }
         // The candidates' cheap bound: the constant (B included), the op's own memory and what
         // else it reads.

@@ -29,7 +29,10 @@
 //! Steps 3 to 6 run in epochs of doubling length ([`auto_order`]): every epoch runs them all
 //! within its own time, going on from what the epochs before found, so that a larger budget
 //! runs the same first epochs as a smaller one, and more. Step 2 runs within the first epoch;
-//! the heuristics that do not fit run at the start of the next ones.
+//! the heuristics that do not fit run at the start of the next ones. The epochs and every
+//! share in them are measured on a [`WorkClock`], the work done (edges scanned by flows, ops
+//! simulated, states expanded, [`crate::work`]), not the machine's time: where a phase ends is
+//! the same in every run, and the deadline, on the caller's clock, only cuts the run short.
 //!
 //! So `auto` is never above any peer heuristic once they have all run (Inductor's and XLA's
 //! choices are among the candidates), and `optimal` is only claimed when proven.
@@ -42,6 +45,7 @@ use crate::order::exact::exact_search_above;
 use crate::order::{defer, liu, local_search, Ordering};
 use crate::simulate::peak_of;
 use crate::sort::CompactSort;
+use crate::work::WorkClock;
 use crate::OpIx;
 
 mod candidates;
@@ -104,6 +108,9 @@ const DEFER_SHARE: f64 = 0.5;
 /// memory known orders give them: a lower incumbent leaves fewer to compute (the Keras
 /// ResNet-50 steps: 14 flows, not 183-272; proven in 32-42 ms, not 110-200; docs/optimal.md).
 const EARLY_DEFER_SHARE: f64 = 0.3;
+/// Passes over the graph that a last-of-set scan takes to start over, or the join-free bound
+/// after it to copy the graph (see [`State::epoch`] and [`State::large_short`]).
+const SCAN_PASSES: f64 = 128.0;
 /// Small graphs: the part of what the exact search left that branching may use.
 const BRANCH_SHARE_SMALL: f64 = 0.6;
 /// Graphs of up to this many ops get the `_SMALL` shares.
@@ -189,40 +196,61 @@ const SHORT_BELOW: f64 = 0.9;
 /// The `auto` portfolio (see the module docs).
 ///
 /// After the heuristics, the search runs in epochs of doubling length, ending 100, 300, 700,
-/// ... ms after `auto` started, the last one cut by the deadline (the default budget is one
-/// epoch, as before; one under 90 ms runs epochs ending 10, 30, 70 ms, cut by the deadline).
+/// ... ms of work ([`WorkClock`]) after `auto` started, the deadline cutting the one it falls
+/// in (a budget under 90 ms runs epochs ending 10, 30, 70 ms of work).
 /// Each epoch runs every phase (the proof search, the exact search,
 /// local search, the proof search again), each taking shares of the epoch's time, and every
 /// phase goes on from what the ones before found: the proof search from its open nodes, the
 /// exact search and local search from the best order and above the best bound (a later
 /// epoch skips local search, and on large graphs the exact search, when the best order is
-/// the one they already ended on). So every epoch but the last ends where it would at any
-/// larger budget: a larger budget runs the same first epochs, then more, each phase going on
-/// from where it was, where phases that split the whole budget in advance skipped, at 300 ms,
-/// a proof that fits in 268 ms (issue 32).
+/// the one they already ended on). So a run is the same work, cut by the deadline: a larger
+/// budget does what a smaller one did, then more, each phase going on from where it was,
+/// where phases that split the whole budget in advance skipped, at 300 ms, a proof that fits
+/// in 268 ms, and phases cut by a share of the real time took another path when the machine
+/// was busy (issue 32).
 /// Without a deadline, or with one an hour or more away, one epoch with the whole budget.
 pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
-    // Epochs end at fixed times from here, whatever the budget (see `epoch_budget`).
-    let start = budget.clock.now_ms();
     if let Ok(order) = liu::liu_order(g) {
         return proven(order, BoundKind::Liu);
     }
+    let now = budget.clock.now_ms();
+    match budget.deadline_ms {
+        // The phases and epochs run on the work done (`crate::work`), the deadline on the
+        // caller's clock: where a phase ends is then the same in every run, whatever the load,
+        // and a larger budget does what a smaller one did, then more (issue 32).
+        Some(d) if d - now < UNBOUNDED_MS => {
+            let clock = WorkClock::new(budget.clock, Some(d));
+            // No deadline on the work clock: the clock's own, real one ends the run.
+            let worked = Budget {
+                clock: &clock,
+                deadline_ms: None,
+                ..*budget
+            };
+            epochs(g, &worked, Some(d - now))
+        }
+        _ => epochs(g, budget, None),
+    }
+}
+
+/// [`auto_order`]'s epochs on `budget`'s clock; `worked`: the budget's length when the clock
+/// is a [`WorkClock`], whose real deadline ends the epoch it falls in.
+fn epochs(g: &Graph, budget: &Budget, worked: Option<f64>) -> Ordering {
+    // Epochs end at fixed times from here, whatever the budget (see `epoch_budget`).
+    let start = budget.clock.now_ms();
+    let length = worked.or(budget.deadline_ms.map(|d| d - start));
+    let worked = worked.is_some();
     let mut len = EPOCH_MS.max(g.num_ops() as f64 * EPOCH_MS_PER_OP);
     // A budget well under the first epoch, on a graph whose heuristics fit in a tenth of it:
     // epochs of doubling length from a tenth of it (ending 10, 30, 70 ms), cut by the deadline,
     // so that a 30 ms budget runs what a 10 ms one does first, then more. Not on larger graphs,
     // whose first epoch grows with them: a tenth of it would not hold one heuristic.
-    if len == EPOCH_MS
-        && budget
-            .deadline_ms
-            .is_some_and(|d| d - start < SHORT_BELOW * len)
-    {
+    if len == EPOCH_MS && length.is_some_and(|l| l < SHORT_BELOW * len) {
         len *= SHORT_EPOCH;
     }
     // The heuristics run within the first epoch; those that do not fit run in the next ones.
     let first_end = start + len;
     let (mut candidates, pass, mut heuristics) =
-        timed_candidates(g, &epoch_budget(budget, first_end));
+        timed_candidates(g, &epoch_budget(budget, first_end, worked));
     let incumbent = candidates.first().map(|c| c.1.clone()).unwrap_or_default();
     // The proof search simulates every candidate and builds its network before its first flow.
     if !pass.room(budget, 4.0 + 2.0 * candidates.len() as f64) || incumbent.is_empty() {
@@ -248,8 +276,8 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     let mut end = start;
     loop {
         end += len;
-        let epoch = epoch_budget(budget, end);
-        let last = epoch.deadline_ms == budget.deadline_ms;
+        let epoch = epoch_budget(budget, end, worked);
+        let last = !worked && epoch.deadline_ms == budget.deadline_ms;
         state.later_epoch = end > first_end;
         if end > first_end {
             state.more_candidates(&mut heuristics, &epoch, &mut candidates);
@@ -274,8 +302,14 @@ const UNBOUNDED_MS: f64 = 3_600_000.0;
 /// deadline rather than merged into the one before: so a budget's epochs are exactly the first
 /// epochs of every larger budget (a 300 ms budget used to be one epoch, with other shares than
 /// the 100 ms one, and ended worse than it on the Keras ResNet-50 steps).
-fn epoch_budget<'a>(budget: &Budget<'a>, end: f64) -> Budget<'a> {
+fn epoch_budget<'a>(budget: &Budget<'a>, end: f64, worked: bool) -> Budget<'a> {
     match budget.deadline_ms {
+        // On the work clock every epoch ends at its own end: the real deadline cuts the one
+        // it falls in, wherever the work clock stands then.
+        _ if worked => Budget {
+            deadline_ms: Some(end),
+            ..*budget
+        },
         // A deadline an hour or more away binds nothing: such a run is bounded by its state cap
         // (`--budget-ms 1e9 --max-states N`), and one epoch makes it do the same work on every
         // machine, as epochs cut by the clock would not (the wasm and native plans of one graph
@@ -386,7 +420,12 @@ impl State<'_> {
             self.early_defer(&proof_budget, pass, candidates.len());
         }
         let sets_budget = share(&proof_budget, if small { 1.0 } else { SETS_SHARE });
-        let sets_stop = || sets_budget.expired();
+        // A last-of-set scan cut short in an epoch before starts over here, listing and
+        // bounding its sets before its first flow (12 ms on the `dots` step, no clock read):
+        // only with room for that (on the work clock an epoch can start a few ms before the
+        // real deadline; the `dots` step then ended at 115 ms of 100).
+        let scan_room = self.search.nodes() == 0 || pass.room(budget, SCAN_PASSES);
+        let sets_stop = || !scan_room || sets_budget.expired();
         // A long epoch's first run ends well before half of it: its bounds (the root, with
         // the last-of-set scan in its share) as before, then branching for a tenth of the
         // time left or 200 ms. At 10 s the training steps' proofs came right after a first
@@ -618,7 +657,7 @@ impl State<'_> {
         if !self.search.sets_done()
             && self.search.scan_progress() > 0
             && !budget.cancelled()
-            && pass.room(budget, 4.0)
+            && pass.room(budget, SCAN_PASSES)
         {
             let rescan = share(budget, RESCAN_SHARE);
             let stop = || rescan.expired();

@@ -236,6 +236,9 @@ impl<'g> Search<'g> {
     fn evaluate(&mut self, m: Move) -> (u64, u32) {
         let g = self.g;
         let (lo, hi) = (m.a.min(m.j), m.b.max(m.j));
+        // The window's ops are re-simulated (their reads and writes), and two queries of the
+        // tree.
+        crate::work::add(4 * (hi - lo + 1) as u64 + 32);
         self.seg.clear();
         if m.j > m.b {
             self.seg.extend_from_slice(&self.order[m.b + 1..=m.j]);

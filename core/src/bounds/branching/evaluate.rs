@@ -51,6 +51,8 @@ pub(super) fn evaluate(
     flows: &mut u64,
     stop: &dyn Fn() -> bool,
 ) -> Eval {
+    // Building the network reads every op's tensors once.
+    crate::work::add(4 * g.num_ops() as u64);
     let net = CutNetwork::new(g, &arcs);
     let mut known: Vec<Option<Known>> = vec![None; g.num_ops()];
     for (v, k) in inherited {
@@ -67,6 +69,7 @@ pub(super) fn evaluate(
     if complete {
         'rounds: for _ in 0..MAX_ROUNDS {
             // Each round is O(ops x cuts) before any flow: on a large graph, a millisecond.
+            crate::work::add((g.num_ops() * (cuts.len() + 2)) as u64);
             if stop() {
                 complete = false;
                 break;

@@ -12,6 +12,8 @@ use crate::OpIx;
 /// About how long one heuristic takes before any has been timed: 0.4 µs per op (greedy on a
 /// 100,000-op layered graph, 40 ms).
 const HEURISTIC_MS_PER_OP: f64 = 4e-4;
+/// [`HEURISTIC_MS_PER_OP`] in steps of [`crate::work`].
+const HEURISTIC_UNITS_PER_OP: u64 = 100;
 /// About how long a pass over the graph takes per op (see [`candidates_until`]).
 const PASS_MS_PER_OP: f64 = 4e-5;
 
@@ -37,6 +39,10 @@ const RUNS: [fn(&Graph) -> Vec<OpIx>; 9] = [
 pub(super) struct Heuristics {
     next: usize,
     last_ms: f64,
+    /// ... and on the clock's own, real deadline when it keeps one ([`crate::budget::Clock::left_ms`]):
+    /// on `auto`'s work clock a heuristic's work is an estimate, and the real deadline must
+    /// not be run past.
+    last_real_ms: f64,
     /// One pass over the graph (see [`candidates_until`]).
     pass_ms: f64,
 }
@@ -62,15 +68,24 @@ impl Heuristics {
     fn run_until(&mut self, g: &Graph, budget: &Budget, found: usize, out: &mut Vec<Vec<OpIx>>) {
         while let Some(run) = RUNS.get(self.next) {
             let now = budget.clock.now_ms();
-            let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
+            let left = budget.left_ms();
             let after = (2 * (found + out.len()) + 7) as f64 * self.pass_ms;
             // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
-            if found + out.len() > 0 && (budget.cancelled() || left < 2.0 * self.last_ms + after) {
+            let real_left = budget.clock.left_ms();
+            let late = real_left.is_some_and(|l| l < 2.0 * self.last_real_ms + after);
+            if found + out.len() > 0
+                && (budget.cancelled() || late || left < 2.0 * self.last_ms + after)
+            {
                 break;
             }
             out.push(run(g));
+            // What a heuristic costs, for `auto`'s work clock (`crate::work`): they run whole.
+            crate::work::add(HEURISTIC_UNITS_PER_OP * g.num_ops() as u64);
             self.next += 1;
             self.last_ms = budget.clock.now_ms() - now;
+            if let (Some(before), Some(after)) = (real_left, budget.clock.left_ms()) {
+                self.last_real_ms = before - after;
+            }
         }
     }
 }
@@ -89,6 +104,7 @@ fn candidates_until(g: &Graph, budget: &Budget) -> (Vec<Vec<OpIx>>, Heuristics) 
     let mut heuristics = Heuristics {
         next: 0,
         last_ms: g.num_ops() as f64 * HEURISTIC_MS_PER_OP,
+        last_real_ms: g.num_ops() as f64 * HEURISTIC_MS_PER_OP,
         pass_ms: (budget.clock.now_ms() - t).max(g.num_ops() as f64 * PASS_MS_PER_OP),
     };
     heuristics.run_until(g, budget, 0, &mut out);

@@ -52,6 +52,7 @@ impl Ctx<'_, '_> {
     /// Counts one expansion (forward or backward) without looking at the budget: the next
     /// [`Ctx::tick`] does.
     pub(super) fn count(&mut self) {
+        crate::work::add(64);
         self.states += 1;
         self.since_check += 1;
     }
@@ -281,6 +282,8 @@ pub(super) fn search(
             if child_cost >= ub {
                 continue;
             }
+            // A child's set, closure and bound read the part's ops.
+            crate::work::add(4 * m as u64);
             child.copy_from_slice(&set);
             child_ready.copy_from_slice(&ready);
             let mut live = rec.live + part.alloc[i as usize] - part.frees(&set, i);

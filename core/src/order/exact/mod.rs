@@ -193,10 +193,7 @@ pub fn exact_search_above(g: &Graph, budget: &Budget, incumbent: Vec<OpIx>, floo
             // Setting a part up reads, for every storage an op reads, all its users: with one
             // input read by a thousand ops that is a million steps. Not when it would not end
             // before the deadline.
-            budget.deadline_ms.is_some_and(|d| {
-                let left = d - budget.clock.now_ms();
-                setup_ms(g, &incumbent[a..b]) > left
-            })
+            budget.less_left_than(setup_ms(g, &incumbent[a..b]))
         };
         if b - a > MAX_PART_OPS || ctx.stopped || budget.expired() || too_slow() {
             // Too wide to search state by state, or out of time: keep the incumbent's part.
