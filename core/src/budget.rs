@@ -17,6 +17,12 @@ pub trait Clock {
     fn left_ms(&self) -> Option<f64> {
         None
     }
+
+    /// Brings the clock's own deadline forward to now, when it keeps one: a phase that needs
+    /// more of it than is left ends the run there, rather than letting the phases after it
+    /// take another path with what is left (a [`crate::work::WorkClock`]'s runs are then the
+    /// same work, cut short). The default does nothing.
+    fn end(&self) {}
 }
 
 /// A clock that never moves: no deadline ever passes, elapsed times read 0.
@@ -106,17 +112,12 @@ impl<'a> Budget<'a> {
     /// True when less than `ms` is left before the deadline (never without one): a phase that
     /// cannot read the clock while it runs, and took about `ms` before, would overrun it. The
     /// clock is read now.
+    /// Before the deadline or the clock's own ([`Clock::left_ms`]), whichever comes first.
     pub fn less_left_than(&self, ms: f64) -> bool {
-        self.left_ms() < ms
-    }
-
-    /// Milliseconds left before the deadline or the clock's own, whichever comes first
-    /// (infinite without either). The clock is read now.
-    pub fn left_ms(&self) -> f64 {
-        let own = self.clock.left_ms().unwrap_or(f64::INFINITY);
-        self.deadline_ms
-            .map_or(f64::INFINITY, |d| d - self.clock.now_ms())
-            .min(own)
+        self.clock.left_ms().is_some_and(|l| l < ms)
+            || self
+                .deadline_ms
+                .is_some_and(|d| d - self.clock.now_ms() < ms)
     }
 
     /// The budget of one phase of a search: `fraction` of the time left (as

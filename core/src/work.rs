@@ -45,6 +45,8 @@ pub struct WorkClock<'a> {
     real_start: f64,
     work_start: u64,
     deadline: Option<f64>,
+    /// Set by [`Clock::end`]: the deadline has come.
+    ended: Cell<bool>,
 }
 
 impl<'a> WorkClock<'a> {
@@ -55,6 +57,7 @@ impl<'a> WorkClock<'a> {
             real_start: real.now_ms(),
             work_start: done(),
             deadline,
+            ended: Cell::new(false),
         }
     }
 
@@ -72,7 +75,14 @@ impl Clock for WorkClock<'_> {
 
     fn left_ms(&self) -> Option<f64> {
         let d = self.deadline?;
+        if self.ended.get() {
+            return Some(0.0);
+        }
         Some(d - self.real.now_ms())
+    }
+
+    fn end(&self) {
+        self.ended.set(self.deadline.is_some());
     }
 }
 
@@ -99,5 +109,8 @@ mod tests {
         real.0.set(1040.0);
         assert!((c.now_ms() - 20.0).abs() < 1e-6);
         assert_eq!(c.left_ms(), Some(60.0));
+        // Ended, its deadline has come.
+        c.end();
+        assert_eq!(c.left_ms(), Some(0.0));
     }
 }

@@ -289,6 +289,13 @@ impl<'g> Search<'g> {
         }
     }
 
+    /// Whether the root has been evaluated (its cut bound complete): a run then starts from
+    /// its open nodes, else it evaluates the root first, a network and its candidates' upper
+    /// bounds before its first flow reads the clock.
+    pub fn root_done(&self) -> bool {
+        matches!(self.root, Root::Done(_))
+    }
+
     /// Starts the branching over from the root with the best order so far, keeping what
     /// holds for the whole graph (the root's cuts, the floor, the last-of-set scan's result):
     /// a fresh dive from a better incumbent (after local search) gets further than the old

@@ -111,6 +111,9 @@ const EARLY_DEFER_SHARE: f64 = 0.3;
 /// Passes over the graph that a last-of-set scan takes to start over, or the join-free bound
 /// after it to copy the graph (see [`State::epoch`] and [`State::large_short`]).
 const SCAN_PASSES: f64 = 128.0;
+/// Passes over the graph that the proof search's root takes before its first flow (see
+/// [`State::epoch`]).
+const ROOT_PASSES: f64 = 16.0;
 /// Small graphs: the part of what the exact search left that branching may use.
 const BRANCH_SHARE_SMALL: f64 = 0.6;
 /// Graphs of up to this many ops get the `_SMALL` shares.
@@ -285,7 +288,11 @@ fn epochs(g: &Graph, budget: &Budget, worked: Option<f64>) -> Ordering {
         if let Some(done) = state.epoch(&epoch, &pass, &candidates) {
             return done;
         }
-        if last || budget.cancelled() || !pass.room(budget, 4.0) {
+        // A caller's clock that never reaches its deadline would let epochs on the work clock
+        // go on for ever; work runs at most a few times ahead of real time (a step costs 1-10
+        // ns, counted at 4), so past this many times the budget the clock is not moving.
+        let stuck = worked && length.is_some_and(|l| end - start >= STUCK_AFTER * l);
+        if last || stuck || budget.cancelled() || !pass.room(budget, 4.0) {
             break;
         }
         len *= 2.0;
@@ -293,6 +300,9 @@ fn epochs(g: &Graph, budget: &Budget, worked: Option<f64>) -> Ordering {
     state.result()
 }
 
+/// On the work clock, the epochs end once this many times the budget's length of work is
+/// done, whatever the caller's clock says (see [`epochs`]).
+const STUCK_AFTER: f64 = 64.0;
 /// A budget this long or longer is one epoch (see [`epoch_budget`]).
 const UNBOUNDED_MS: f64 = 3_600_000.0;
 
@@ -437,7 +447,13 @@ impl State<'_> {
             let cap_ms = FIRST_BRANCH_MIN_MS.max(FIRST_BRANCH_SHARE * (d - now));
             (now + cap_ms < proof_budget.deadline_ms.unwrap_or(f64::INFINITY)).then_some(cap_ms)
         });
-        // The root (in later epochs already done: the run returns at once).
+        // The root (in later epochs already done: the run returns at once). Its network, its
+        // order's simulation and its candidates' upper bounds come before its first flow reads
+        // the clock: not without room for them (on the 100,000-op layered graph, started a
+        // pass before a 100 ms deadline, it ended 5-9 ms past it).
+        if !self.root_room(budget, pass) {
+            return None;
+        }
         let p = self.search.run(&limits(
             budget,
             &stop,
@@ -513,6 +529,11 @@ impl State<'_> {
         }
         let deferred =
             defer::defer_across_peak(self.g, &self.best.1, &share(budget, EARLY_DEFER_SHARE));
+        // Cut by the deadline, its order is not simulated: a pass past it (4 ms on 100,000
+        // ops).
+        if budget.expired() {
+            return;
+        }
         let peak = peak_of(self.g, &deferred);
         if peak < self.best.0 {
             self.search.offer_peak(&deferred, peak);
@@ -521,14 +542,25 @@ impl State<'_> {
         }
     }
 
+    /// Whether the proof search may run: its root is done, or there is room for its set-up
+    /// (the 100,000-op layered graph's root, started a pass before a 100 ms deadline, ended
+    /// 5-11 ms past it).
+    fn root_room(&self, budget: &Budget, pass: &Pass) -> bool {
+        self.search.root_done() || pass.room(budget, ROOT_PASSES)
+    }
+
     /// One more run of the proof search until `stop` (the last-of-set scan until
     /// `sets_stop`); the plan when it proves its order optimal.
     fn prove(
         &mut self,
         budget: &Budget,
+        pass: &Pass,
         stop: &dyn Fn() -> bool,
         sets_stop: &dyn Fn() -> bool,
     ) -> Option<Ordering> {
+        if !self.root_room(budget, pass) {
+            return None;
+        }
         let p = self.search.run(&limits(budget, stop, sets_stop, u64::MAX));
         fold(p, &mut self.bound, &mut self.best)
     }
@@ -601,7 +633,7 @@ impl State<'_> {
         if pass.room(budget, 4.0) && !budget.cancelled() {
             let branch_budget = share(budget, BRANCH_SHARE_SMALL);
             let stop = || branch_budget.expired();
-            if let Some(done) = self.prove(budget, &stop, &stop) {
+            if let Some(done) = self.prove(budget, pass, &stop, &stop) {
                 return Some(done);
             }
         }
@@ -644,7 +676,7 @@ impl State<'_> {
             return Some(done);
         }
         if !budget.cancelled() && pass.room(budget, 4.0) {
-            if let Some(done) = self.prove(budget, stop, sets_stop) {
+            if let Some(done) = self.prove(budget, pass, stop, sets_stop) {
                 return Some(done);
             }
         }
@@ -723,7 +755,7 @@ impl State<'_> {
                 && self.best.0 < self.tree_peak
                 && !budget.expired()
             {
-                if let Some(done) = self.probe(budget, &stop, &no_sets) {
+                if let Some(done) = self.probe(budget, pass, &stop, &no_sets) {
                     return Some(done);
                 }
             }
@@ -742,7 +774,7 @@ impl State<'_> {
                     }
                     // A lower best order: a fresh tree from it, for a few nodes, may close at
                     // once where the old one would not (see `Search::probe`).
-                    if let Some(done) = self.probe(budget, &stop, &no_sets) {
+                    if let Some(done) = self.probe(budget, pass, &stop, &no_sets) {
                         return Some(done);
                     }
                 }
@@ -757,7 +789,7 @@ impl State<'_> {
                 self.search.restart();
                 (self.tree_peak, self.tree_nodes) = (self.best.0, self.search.nodes());
             }
-            return self.prove(budget, &stop, &no_sets);
+            return self.prove(budget, pass, &stop, &no_sets);
         }
         None
     }
@@ -767,9 +799,14 @@ impl State<'_> {
     fn probe(
         &mut self,
         budget: &Budget,
+        pass: &Pass,
         stop: &dyn Fn() -> bool,
         sets_stop: &dyn Fn() -> bool,
     ) -> Option<Ordering> {
+        // A fresh tree evaluates its root first.
+        if !pass.room(budget, ROOT_PASSES) {
+            return None;
+        }
         let (from, at) = (self.best.0, self.search.nodes());
         let nodes = at + PROBE_NODES;
         let (p, fresh) = self.search.probe(&limits(budget, stop, sets_stop, nodes));
@@ -852,11 +889,32 @@ mod tests {
             early: None,
             later_epoch: false,
         };
-        state.early_defer(&budget, &Pass(0.0), 1);
+        state.early_defer(&budget, &Pass::of(0.0), 1);
         g.check_order(&state.best.1).unwrap();
         assert_eq!(state.best.0, peak_of(&g, &state.best.1));
         assert_eq!(state.best.0, 1 + 1000 + 1);
         assert_eq!(state.early, Some(state.best.0));
+    }
+
+    /// A clock that never moves, with a deadline: the epochs on the work clock end anyway.
+    #[test]
+    fn epochs_end_when_the_callers_clock_does_not_move() {
+        struct Stuck;
+        impl crate::budget::Clock for Stuck {
+            fn now_ms(&self) -> f64 {
+                0.0
+            }
+        }
+        // Random layers that the run does not prove: only the deadline, or the guard, ends it.
+        let spec = crate::generators::models::random_layered(1, 60, 12);
+        let g = Graph::from_spec(spec).unwrap();
+        let before = crate::work::done();
+        let planned = auto_order(&g, &Budget::new(&Stuck, Some(1.0), u64::MAX));
+        g.check_order(&planned.order).unwrap();
+        // Epochs of 10, 20 and 40 ms of work from a 1 ms budget: the guard ends the run after
+        // the one ending at 70 (its phases may run a little past their ends).
+        let worked_ms = (crate::work::done() - before) as f64 * crate::work::MS_PER_UNIT;
+        assert!(worked_ms < 2.0 * 70.0, "{worked_ms} ms of work");
     }
 
     #[test]

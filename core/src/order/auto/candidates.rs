@@ -68,7 +68,9 @@ impl Heuristics {
     fn run_until(&mut self, g: &Graph, budget: &Budget, found: usize, out: &mut Vec<Vec<OpIx>>) {
         while let Some(run) = RUNS.get(self.next) {
             let now = budget.clock.now_ms();
-            let left = budget.left_ms();
+            let left = budget
+                .deadline_ms
+                .map_or(f64::INFINITY, |d| d - budget.clock.now_ms());
             let after = (2 * (found + out.len()) + 7) as f64 * self.pass_ms;
             // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
             let real_left = budget.clock.left_ms();
@@ -76,6 +78,10 @@ impl Heuristics {
             if found + out.len() > 0
                 && (budget.cancelled() || late || left < 2.0 * self.last_ms + after)
             {
+                // Short of the clock's own deadline: the run ends here (`Clock::end`).
+                if late {
+                    budget.clock.end();
+                }
                 break;
             }
             out.push(run(g));
@@ -151,13 +157,38 @@ pub(super) fn scored(g: &Graph, orders: impl Iterator<Item = Vec<OpIx>>) -> Vec<
 /// How long one pass over the graph (a simulation, a check) takes, measured while scoring the
 /// heuristics' orders: each phase sets up with a few such passes before it reads the clock
 /// again, so none starts without room for them (a 100,000-op graph needs a few milliseconds
-/// per pass).
-pub(super) struct Pass(pub(super) f64);
+/// per pass). Measured twice on `auto`'s work clock: on the clock itself (what the epochs'
+/// deadlines are read on) and on the real one its deadline is (a pass's count of work is an
+/// estimate: on the 100,000-op layered graph it was under half its real time, and a set-up
+/// started with room for it ran 15 ms past a 100 ms budget).
+pub(super) struct Pass {
+    pub(super) work: f64,
+    pub(super) real: f64,
+}
 
 impl Pass {
-    /// Whether `passes` passes end before `budget`'s deadline.
+    /// A pass of `ms` on both clocks.
+    #[cfg(test)]
+    pub(super) fn of(ms: f64) -> Pass {
+        Pass { work: ms, real: ms }
+    }
+
+    /// Whether `passes` passes end before `budget`'s deadline, and before its clock's own (if
+    /// not, that one ends: [`crate::budget::Clock::end`]).
     pub(super) fn room(&self, budget: &Budget, passes: f64) -> bool {
-        !budget.less_left_than(passes * self.0)
+        let own = budget
+            .deadline_ms
+            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.work);
+        if budget
+            .clock
+            .left_ms()
+            .is_some_and(|l| l <= 0.0 || l < passes * self.real)
+        {
+            // Short of the clock's own deadline: the run ends here (`Clock::end`).
+            budget.clock.end();
+            return false;
+        }
+        own
     }
 }
 
@@ -168,9 +199,15 @@ pub(super) fn timed_candidates(
     budget: &Budget,
 ) -> (Vec<(u64, Vec<OpIx>)>, Pass, Heuristics) {
     let (orders, heuristics) = candidates_until(g, budget);
-    let (n, t) = (orders.len().max(1) as f64, budget.clock.now_ms());
+    let n = orders.len().max(1) as f64;
+    let (t, left) = (budget.clock.now_ms(), budget.clock.left_ms());
     let c = scored(g, orders.into_iter());
     // Scoring is a check and a simulation per order.
-    let pass = Pass((budget.clock.now_ms() - t) / (2.0 * n));
-    (c, pass, heuristics)
+    let work = (budget.clock.now_ms() - t) / (2.0 * n);
+    let real = match (left, budget.clock.left_ms()) {
+        // (not once the deadline has come: the time left reads 0 from then on)
+        (Some(a), Some(b)) if b > 0.0 => (a - b) / (2.0 * n),
+        _ => work,
+    };
+    (c, Pass { work, real }, heuristics)
 }
