@@ -109,10 +109,10 @@ impl<'a> Budget<'a> {
         Some(cap_ms.map_or(ms, |c| ms.min(c)))
     }
 
-    /// True when less than `ms` is left before the deadline (never without one): a phase that
-    /// cannot read the clock while it runs, and took about `ms` before, would overrun it. The
-    /// clock is read now.
-    /// Before the deadline or the clock's own ([`Clock::left_ms`]), whichever comes first.
+    /// True when less than `ms` is left before the deadline or the clock's own
+    /// ([`Clock::left_ms`]), whichever comes first (never without either): a phase that cannot
+    /// read the clock while it runs, and took about `ms` before, would overrun it. The clock is
+    /// read now.
     pub fn less_left_than(&self, ms: f64) -> bool {
         self.clock.left_ms().is_some_and(|l| l < ms)
             || self

@@ -236,13 +236,13 @@ pub fn auto_order(g: &Graph, budget: &Budget) -> Ordering {
     }
 }
 
-/// [`auto_order`]'s epochs on `budget`'s clock; `worked`: the budget's length when the clock
-/// is a [`WorkClock`], whose real deadline ends the epoch it falls in.
-fn epochs(g: &Graph, budget: &Budget, worked: Option<f64>) -> Ordering {
+/// [`auto_order`]'s epochs on `budget`'s clock; `work_length`: the budget's length when the
+/// clock is a [`WorkClock`], whose real deadline ends the epoch it falls in.
+fn epochs(g: &Graph, budget: &Budget, work_length: Option<f64>) -> Ordering {
     // Epochs end at fixed times from here, whatever the budget (see `epoch_budget`).
     let start = budget.clock.now_ms();
-    let length = worked.or(budget.deadline_ms.map(|d| d - start));
-    let worked = worked.is_some();
+    let length = work_length.or(budget.deadline_ms.map(|d| d - start));
+    let worked = work_length.is_some();
     let mut len = EPOCH_MS.max(g.num_ops() as f64 * EPOCH_MS_PER_OP);
     // A budget well under the first epoch, on a graph whose heuristics fit in a tenth of it:
     // epochs of doubling length from a tenth of it (ending 10, 30, 70 ms), cut by the deadline,
@@ -648,17 +648,11 @@ mod tests {
     /// A clock that never moves, with a deadline: the epochs on the work clock end anyway.
     #[test]
     fn epochs_end_when_the_callers_clock_does_not_move() {
-        struct Stuck;
-        impl crate::budget::Clock for Stuck {
-            fn now_ms(&self) -> f64 {
-                0.0
-            }
-        }
         // Random layers that the run does not prove: only the deadline, or the guard, ends it.
         let spec = crate::generators::models::random_layered(1, 60, 12);
         let g = Graph::from_spec(spec).unwrap();
         let before = crate::work::done();
-        let planned = auto_order(&g, &Budget::new(&Stuck, Some(1.0), u64::MAX));
+        let planned = auto_order(&g, &Budget::new(&NoClock, Some(1.0), u64::MAX));
         g.check_order(&planned.order).unwrap();
         // Epochs of 10, 20 and 40 ms of work from a 1 ms budget: the guard ends the run after
         // the one ending at 70 (its phases may run a little past their ends).

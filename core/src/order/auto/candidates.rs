@@ -68,20 +68,15 @@ impl Heuristics {
     fn run_until(&mut self, g: &Graph, budget: &Budget, found: usize, out: &mut Vec<Vec<OpIx>>) {
         while let Some(run) = RUNS.get(self.next) {
             let now = budget.clock.now_ms();
-            let left = budget
-                .deadline_ms
-                .map_or(f64::INFINITY, |d| d - budget.clock.now_ms());
+            let left = budget.deadline_ms.map_or(f64::INFINITY, |d| d - now);
             let after = (2 * (found + out.len()) + 7) as f64 * self.pass_ms;
             // Heuristics differ by up to twice (LPMF after greedy on 100,000 ops: 67 and 30 ms).
             let real_left = budget.clock.left_ms();
-            let late = real_left.is_some_and(|l| l < 2.0 * self.last_real_ms + after);
             if found + out.len() > 0
-                && (budget.cancelled() || late || left < 2.0 * self.last_ms + after)
+                && (budget.cancelled()
+                    || short_of_own_deadline(budget, 2.0 * self.last_real_ms + after)
+                    || left < 2.0 * self.last_ms + after)
             {
-                // Short of the clock's own deadline: the run ends here (`Clock::end`).
-                if late {
-                    budget.clock.end();
-                }
                 break;
             }
             out.push(run(g));
@@ -176,20 +171,22 @@ impl Pass {
     /// Whether `passes` passes end before `budget`'s deadline, and before its clock's own (if
     /// not, that one ends: [`crate::budget::Clock::end`]).
     pub(super) fn room(&self, budget: &Budget, passes: f64) -> bool {
-        let own = budget
-            .deadline_ms
-            .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.work);
-        if budget
-            .clock
-            .left_ms()
-            .is_some_and(|l| l <= 0.0 || l < passes * self.real)
-        {
-            // Short of the clock's own deadline: the run ends here (`Clock::end`).
-            budget.clock.end();
-            return false;
-        }
-        own
+        !short_of_own_deadline(budget, passes * self.real)
+            && budget
+                .deadline_ms
+                .map_or(true, |d| d - budget.clock.now_ms() >= passes * self.work)
     }
+}
+
+/// Whether less than `ms` is left before `budget`'s clock's own deadline (a
+/// [`crate::work::WorkClock`]'s real one), or it has come; if so the run ends there
+/// ([`crate::budget::Clock::end`]) rather than going on with what is left by another path.
+fn short_of_own_deadline(budget: &Budget, ms: f64) -> bool {
+    let short = budget.clock.left_ms().is_some_and(|l| l <= 0.0 || l < ms);
+    if short {
+        budget.clock.end();
+    }
+    short
 }
 
 /// The heuristics' scored orders (see [`candidates_until`]), the time of one pass, and where
