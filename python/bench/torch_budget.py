@@ -5,6 +5,7 @@ partitioner (``inductor_options(memory_limit=...)``) against PyTorch's
     python python/bench/torch_budget.py one gpt ours:min           # one configuration, JSON
     python python/bench/torch_budget.py sweep gpt [--points 6]     # the table and the plot
     python python/bench/torch_budget.py grads mobilenet_v2 ours:/eagerbn   # which gradients miss
+    python python/bench/torch_budget.py one efficientnet_b0@f64 ours:min   # the step in float64
 
 Each configuration runs in a process of its own (a second torch.compile in one process
 measures differently). A configuration is ``eager``, ``default`` (torch.compile as is),
@@ -80,6 +81,20 @@ class GPT(nn.Module):
 #: name -> (builder, batch builder); GPT as the issue's measurement: 4 blocks, width 128, 4 heads,
 #: 128 tokens, batch 8, vocabulary 512. ``gpt-small`` (2 blocks, batch 4) is CI's.
 def build(name: str) -> Tuple[nn.Module, Tuple[torch.Tensor, torch.Tensor]]:
+    """The model and its batch. ``NAME@f64``: the same step in float64 (parameters and input), to
+    check that a configuration computes eager's gradients where float32 rounding alone moves them
+    by more than the tolerance (efficientnet_b0, docs/pytorch.md)."""
+    name, _, dtype = name.partition("@")
+    if dtype not in ("", "f64"):
+        raise SystemExit(f"unknown precision {dtype!r} (only @f64)")
+    model, (x, y) = _build(name)
+    if dtype == "f64":
+        model = model.double()
+        x = x.double() if x.is_floating_point() else x
+    return model, (x, y)
+
+
+def _build(name: str) -> Tuple[nn.Module, Tuple[torch.Tensor, torch.Tensor]]:
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
     if name in ("gpt", "gpt-small"):
