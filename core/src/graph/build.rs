@@ -202,7 +202,83 @@ fn validate(spec: GraphSpec) -> Result<Graph, Error> {
         }
     }
 
-    // Op dependencies: producer of each input, and producer of each view's target.
+    let dep_pairs = dependency_pairs(&tensors, &ops);
+    check_acyclic(&ops, &dep_pairs)?;
+    assemble(
+        tensors,
+        ops,
+        outputs,
+        meta,
+        (op_index, tensor_index),
+        &dep_pairs,
+    )
+}
+
+impl Graph {
+    /// This graph with each storage of `storages` made a donated graph input: no op makes it
+    /// any more (its producer keeps its other outputs), and it may be freed after its last
+    /// reader. What the join-free bound plans on (`bounds::join_free`). Only producers change,
+    /// so nothing is validated again: the ids, views and order stay, the memory model is
+    /// derived anew; tensors and ops keep what the memory model reads (ids, sizes, views,
+    /// inputs, outputs, workspace) and drop the rest (shape, dtype, kind, attributes, cost,
+    /// meta), as a copy through [`GraphSpec`] with only those would. A view in `storages` is
+    /// ignored. `None` only if the sizes overflowed, which the graph's validation excluded.
+    pub fn with_inputs(&self, storages: &[TensorIx]) -> Option<Graph> {
+        let mut detach = vec![false; self.tensors.len()];
+        for &s in storages {
+            if let Some(t) = self.tensors.get(s as usize) {
+                detach[s as usize] = t.alias_of.is_none();
+            }
+        }
+        let tensors: Vec<Tensor> = self
+            .tensors
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let producer = if detach[i] { None } else { t.producer };
+                Tensor {
+                    id: t.id.clone(),
+                    bytes: t.bytes,
+                    shape: None,
+                    dtype: None,
+                    alias_of: t.alias_of,
+                    root: t.root,
+                    donated: t.alias_of.is_none() && producer.is_none() && (t.donated || detach[i]),
+                    producer,
+                    meta: None,
+                }
+            })
+            .collect();
+        let ops: Vec<Op> = self
+            .ops
+            .iter()
+            .map(|o| Op {
+                id: o.id.clone(),
+                kind: "op".into(),
+                inputs: o.inputs.clone(),
+                outputs: o
+                    .outputs
+                    .iter()
+                    .copied()
+                    .filter(|&t| !detach[t as usize])
+                    .collect(),
+                workspace: o.workspace,
+                fusible: None,
+                attrs: None,
+                cost: 1.0,
+                recompute: true,
+                meta: None,
+            })
+            .collect();
+        let dep_pairs = dependency_pairs(&tensors, &ops);
+        let index = (self.op_index.clone(), self.tensor_index.clone());
+        assemble(tensors, ops, self.outputs.clone(), None, index, &dep_pairs).ok()
+    }
+}
+
+/// Op dependencies, sorted and deduplicated as (reader, producer): the producer of each input,
+/// and the producer of each view's target.
+fn dependency_pairs(tensors: &[Tensor], ops: &[Op]) -> Vec<(u32, u32)> {
     let mut dep_pairs: Vec<(u32, u32)> = Vec::new();
     for (v, op) in ops.iter().enumerate() {
         for &t in &op.inputs {
@@ -222,9 +298,20 @@ fn validate(spec: GraphSpec) -> Result<Graph, Error> {
     }
     dep_pairs.sort_unstable_compact();
     dep_pairs.dedup();
-    check_acyclic(&ops, &dep_pairs)?;
+    dep_pairs
+}
+
+/// The graph of checked tensors, ops and acyclic dependencies: adjacency and memory model.
+fn assemble(
+    tensors: Vec<Tensor>,
+    ops: Vec<Op>,
+    outputs: Vec<TensorIx>,
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
+    (op_index, tensor_index): (IdIndex, IdIndex),
+    dep_pairs: &[(u32, u32)],
+) -> Result<Graph, Error> {
     let program_topological = dep_pairs.iter().all(|&(v, p)| p < v);
-    let preds = Csr::from_pairs(ops.len(), &dep_pairs);
+    let preds = Csr::from_pairs(ops.len(), dep_pairs);
     let mut rev: Vec<(u32, u32)> = dep_pairs.iter().map(|&(v, p)| (p, v)).collect();
     rev.sort_unstable_compact();
     let succs = Csr::from_pairs(ops.len(), &rev);
