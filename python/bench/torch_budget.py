@@ -11,7 +11,7 @@ Each configuration runs in a process of its own (a second torch.compile in one p
 measures differently). A configuration is ``eager``, ``default`` (torch.compile as is),
 ``pytorch:B`` (``activation_memory_budget=B``), ``ours`` (peakorder's options, no limit),
 ``ours:L`` (``memory_limit=L``: bytes, ``64MiB`` or ``min``; flags after it, as
-``ours:min/budget=80/plan=PATH``, are listed in ``compiled``) or ``backend:L``. The step is
+``ours:min/budget=80/plan=PATH``, are listed in ``compiled``) or ``backend:L`` (flags as ``backend:min/eagerbn/budget=MS``). The step is
 forward + cross-entropy (compiled together, so the backward starts from a scalar), backward,
 in-place SGD, gradients dropped. Peaks are MiB above what was live before the step.
 ``recomputed GFLOPs`` counts, for both partitioners alike, the FLOPs (``_flops.node_flops``:
@@ -208,7 +208,14 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         opts = pt.inductor_options(memory_limit=_limit(arg) if arg else None, **extra)
         return torch.compile(loss_fn, options=opts), opts.get("custom_partitioner_fn")
     if kind == "backend":
-        return torch.compile(loss_fn, backend=pt.backend(memory_limit=_limit(arg) if arg else None)), None
+        # backend:LIMIT/eagerbn/budget=MS: backend(eager_batch_norm=True), the plan's budget
+        arg, *flags = arg.split("/")
+        extra = {"eager_batch_norm": "eagerbn" in flags}
+        for f in flags:
+            if f.startswith("budget="):
+                extra["budget_ms"] = int(f.split("=", 1)[1])
+        be = pt.backend(memory_limit=_limit(arg) if arg else None, **extra)
+        return torch.compile(loss_fn, backend=be), be
     raise SystemExit(f"unknown configuration {config!r}")
 
 
@@ -348,13 +355,13 @@ FIRST_BUDGETS = (1.0, 0.5, 0.2, 0.0)
 
 
 def sweep(name: str, points: int, out_json: Optional[str], budget_ms: Optional[int] = None,
-          pytorch: bool = True, eager_batch_norm: bool = False) -> List[Dict[str, Any]]:
+          pytorch: bool = True, eager_batch_norm: bool = False, kind: str = "ours") -> List[Dict[str, Any]]:
     """eager, peakorder at ``points`` limits from its no-recomputation plan down to its least
     limit, PyTorch at every budget (unless ``pytorch`` is false). With ``out_json`` each row is
     saved when measured, and rows already there (same configuration) are kept, not run again: a
     stopped sweep resumes. ``budget_ms``: peakorder's planning budget (``ours:L/budget=MS``);
     ``eager_batch_norm``: peakorder's points with ``inductor_options(eager_batch_norm=True)``
-    (``ours:L/eagerbn``)."""
+    (``ours:L/eagerbn``); ``kind``: ``ours`` (inductor_options) or ``backend`` (backend())."""
     suffix = ("/eagerbn" if eager_batch_norm else "") + (f"/budget={budget_ms}" if budget_ms else "")
     done: Dict[str, Dict[str, Any]] = {}
     if out_json and os.path.exists(out_json):
@@ -370,15 +377,15 @@ def sweep(name: str, points: int, out_json: Optional[str], budget_ms: Optional[i
         return done[config]
 
     get("eager")
-    top = get("ours:1TiB" + suffix)  # peakorder's partition with nothing recomputed
-    low = get("ours:min" + suffix)
+    top = get(f"{kind}:1TiB" + suffix)  # peakorder's partition with nothing recomputed
+    low = get(f"{kind}:min" + suffix)
     hi, lo = top["planned_bytes"], low["limit_bytes"]
-    limits = [f"ours:{int(hi - (hi - lo) * k / (points - 1))}{suffix}" for k in range(1, points - 1)]
+    limits = [f"{kind}:{int(hi - (hi - lo) * k / (points - 1))}{suffix}" for k in range(1, points - 1)]
     budgets = [f"pytorch:{b}" for b in BUDGETS] if pytorch else []
     first = [f"pytorch:{b}" for b in FIRST_BUDGETS if pytorch] + limits[1::2]
     for config in first + [c for c in limits + budgets if c not in first]:
         get(config)
-    order = ["eager", "ours:1TiB" + suffix, "ours:min" + suffix] + limits + budgets
+    order = ["eager", f"{kind}:1TiB" + suffix, f"{kind}:min" + suffix] + limits + budgets
     rows = [done[c] for c in order] + [r for c, r in done.items() if c not in order]
     if out_json:
         with open(out_json, "w") as f:
@@ -414,7 +421,7 @@ def svg(rows: List[Dict[str, Any]], title: str) -> str:
     for r in rows:
         if "recomputed_flops" not in r:
             continue
-        key = "peakorder" if r["config"].startswith("ours") else "activation_memory_budget"
+        key = "peakorder" if r["config"].startswith(("ours", "backend")) else "activation_memory_budget"
         pts[key].append((r["recomputed_flops"] / 1e9, r["peak_bytes"] / MiB, r["config"].split(":")[-1]))
     allp = [p for v in pts.values() for p in v]
     if not allp:
@@ -463,7 +470,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     s.add_argument("--budget-ms", type=int, help="peakorder's planning budget (default: the partition's, 1 ms per op, 100 ms to 2 s)")
     s.add_argument("--no-pytorch", action="store_true", help="peakorder's curve only")
     s.add_argument("--eager-batch-norm", action="store_true",
-                   help="peakorder's points with inductor_options(eager_batch_norm=True)")
+                   help="peakorder's points with eager_batch_norm=True")
+    s.add_argument("--backend", action="store_true",
+                   help="peakorder's points through backend() (AOTAutograd + fx, every op ATen's) instead of Inductor")
     g = sub.add_parser("grads", help="each parameter's gradient error against eager's, worst first")
     g.add_argument("model")
     g.add_argument("config")
@@ -481,7 +490,8 @@ def main(argv: Optional[List[str]] = None) -> None:
             print(f"{e:10.3f}  {n}")
         print(f"{sum(e > 1 for e, _ in errs)} of {len(errs)} parameters over the tolerance")
         return
-    rows = (sweep(args.model, args.points, args.json, args.budget_ms, not args.no_pytorch, args.eager_batch_norm)
+    rows = (sweep(args.model, args.points, args.json, args.budget_ms, not args.no_pytorch, args.eager_batch_norm,
+                  "backend" if args.backend else "ours")
             if args.cmd == "sweep"
             else json.load(open(args.json)))
     print(table(rows))

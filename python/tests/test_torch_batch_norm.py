@@ -113,6 +113,38 @@ def test_eager_batch_norm_needs_torch_2_9(monkeypatch):
     with pytest.raises(peakorder.PeakorderError) as e:
         pt.inductor_options(eager_batch_norm=True)
     assert e.value.code == "unsupported_torch" and "2.9" in str(e.value)
+    with pytest.raises(peakorder.PeakorderError) as e:
+        pt.backend(eager_batch_norm=True)
+    assert e.value.code == "unsupported_torch" and "2.9" in str(e.value)
+
+
+@pytest.mark.parametrize("limit", [None, "min"])
+def test_backend_with_eager_batch_norm_computes_eagers_bits(limit):
+    """backend(eager_batch_norm=True): every op an ATen kernel, BatchNorm's forward the custom op
+    that reads no buffer (so a limit may run it again) and its backward by channel groups: the
+    gradients are eager's bit for bit, and so are the running statistics after two steps."""
+    model, x, y = ill_conditioned()
+    ref = copy.deepcopy(model)
+    be = pt.backend(memory_limit=limit, eager_batch_norm=True)
+    torch._dynamo.reset()
+    fn = torch.compile(lambda x, y: F.cross_entropy(model(x), y), backend=be)
+    for _ in range(2):
+        for m in (model, ref):
+            for p in m.parameters():
+                p.grad = None
+        fn(x, y).backward()
+        F.cross_entropy(ref(x), y).backward()
+        for p, q in zip(model.parameters(), ref.parameters()):
+            assert torch.equal(p.grad, q.grad)
+    assert all(torch.equal(b, c) for b, c in zip(model.buffers(), ref.buffers()))
+    if limit is None:
+        assert be.records == []
+        return
+    (record,) = [r for r in be.records if r]
+    kinds = {op["kind"]: op.get("recompute", True) for op in record["graph"]["ops"]}
+    assert kinds["peakorder.batch_norm_train.default"] is True
+    assert kinds["peakorder.batch_norm_running_stats.default"] is False
+    assert "aten.native_batch_norm.default" not in kinds
 
 
 def test_eager_gradients_and_running_statistics_where_the_decomposition_rounds_otherwise():

@@ -5,7 +5,7 @@ alone buys."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from ._versions import require
 
@@ -29,7 +29,8 @@ def _boxed_codegen() -> Any:
     return BoxedCodeGen()
 
 
-def backend(*, memory_limit: Optional[Union[int, str]] = None, **plan_options: Any) -> Callable[..., Any]:
+def backend(*, memory_limit: Optional[Union[int, str]] = None, eager_batch_norm: bool = False,
+            **plan_options: Any) -> Callable[..., Any]:
     """``torch.compile(fn, backend=peakorder.torch.backend(**plan_options))``: AOTAutograd
     traces forward and backward; each graph is reordered by :func:`peakorder.torch.reorder`
     (a backward graph's saved activations are freed at their last use) and runs as fx code with
@@ -37,8 +38,19 @@ def backend(*, memory_limit: Optional[Union[int, str]] = None, **plan_options: A
 
     ``memory_limit`` (bytes, text such as ``"64MiB"``, or ``"min"``): peakorder is also
     AOTAutograd's partitioner (``partition_fn``) and decides what the forward saves and the
-    backward recomputes, as in :func:`inductor_options`."""
+    backward recomputes, as in :func:`inductor_options`.
+
+    ``eager_batch_norm=True`` (torch >= 2.9): BatchNorm in training mode as in
+    ``inductor_options(eager_batch_norm=True)``: its forward reads no buffer, so a limit may run
+    it again in the backward (AOTAutograd's own op reads the running statistics the step
+    writes, and is never recomputed), and its backward runs ATen's kernel by groups of channels.
+    Every op stays an ATen kernel, so the gradients are eager's.
+
+    The returned backend's ``records`` lists, per partitioned graph, what the partitioner
+    planned (``plan``, ``recomputed``, ``recomputed_flops``), as the Inductor partitioner's."""
     require("backend")
+    if eager_batch_norm:
+        require("eager_batch_norm")
     from torch._dynamo.backends.common import aot_autograd
 
     from peakorder import PeakorderError
@@ -61,11 +73,28 @@ def backend(*, memory_limit: Optional[Union[int, str]] = None, **plan_options: A
         run._boxed_call = True  # type: ignore[attr-defined]
         return run
 
+    records: List[Dict[str, Any]] = []
     if memory_limit is None:
-        return aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph)
-    import functools
+        aot = aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph)
+    else:
+        from ._partition import _parse_limit, partition
 
-    from ._partition import _parse_limit, partition
+        limit = _parse_limit(memory_limit)
 
-    part = functools.partial(partition, memory_limit=_parse_limit(memory_limit), plan_options=plan_options)
-    return aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph, partition_fn=part)
+        def part(joint_module: Any, joint_inputs: Any, **kwargs: Any) -> Any:
+            records.append({})
+            return partition(joint_module, joint_inputs, memory_limit=limit, plan_options=plan_options,
+                             record=records[-1], **kwargs)
+
+        aot = aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph, partition_fn=part)
+
+    def compiler(gm: Any, example_inputs: Any) -> Any:
+        if eager_batch_norm:
+            from ._batch_norm import replace_batch_norm
+
+            if replace_batch_norm(gm.graph):
+                gm.recompile()
+        return aot(gm, example_inputs)
+
+    compiler.records = records  # type: ignore[attr-defined]
+    return compiler
