@@ -1,6 +1,7 @@
 """backend(): a torch.compile backend that plans AOTAutograd's forward and backward graphs and
-runs them through torch.fx (no Inductor): for debugging and for tests, and to see what order
-alone buys."""
+runs them through torch.fx (no Inductor): every op an ATen kernel, so the gradients are eager's
+bits (with ``eager_batch_norm=True`` also within a byte limit on BatchNorm steps: efficientnet_b0
+in docs/pytorch.md); for debugging and tests, and to see what order alone buys."""
 
 from __future__ import annotations
 
