@@ -199,24 +199,27 @@ def compiled(config: str, model: nn.Module, random: bool = False) -> Tuple[Any, 
         arg, _, plan_path = arg.partition("/plan=")
         if plan_path:
             _replay(plan_path)
-        arg, *flags = arg.split("/")
-        extra: Dict[str, Any] = {"inductor_reorder": "noreorder" not in flags, "scheduler": "sched" in flags,
-                                 "eager_batch_norm": "eagerbn" in flags}
-        for f in flags:
-            if f.startswith("budget="):
-                extra["budget_ms"] = int(f.split("=", 1)[1])
+        arg, flags, extra = _flags(arg)
+        extra.update(inductor_reorder="noreorder" not in flags, scheduler="sched" in flags)
         opts = pt.inductor_options(memory_limit=_limit(arg) if arg else None, **extra)
         return torch.compile(loss_fn, options=opts), opts.get("custom_partitioner_fn")
     if kind == "backend":
         # backend:LIMIT/eagerbn/budget=MS: backend(eager_batch_norm=True), the plan's budget
-        arg, *flags = arg.split("/")
-        extra = {"eager_batch_norm": "eagerbn" in flags}
-        for f in flags:
-            if f.startswith("budget="):
-                extra["budget_ms"] = int(f.split("=", 1)[1])
+        arg, _, extra = _flags(arg)
         be = pt.backend(memory_limit=_limit(arg) if arg else None, **extra)
         return torch.compile(loss_fn, backend=be), be
     raise SystemExit(f"unknown configuration {config!r}")
+
+
+def _flags(arg: str) -> Tuple[str, List[str], Dict[str, Any]]:
+    """``LIMIT/flag/...``: the limit, the flags, and the options both entry points share
+    (``eagerbn``: ``eager_batch_norm=True``; ``budget=MS``: the plan's budget)."""
+    arg, *flags = arg.split("/")
+    extra: Dict[str, Any] = {"eager_batch_norm": "eagerbn" in flags}
+    for f in flags:
+        if f.startswith("budget="):
+            extra["budget_ms"] = int(f.split("=", 1)[1])
+    return arg, flags, extra
 
 
 def _replay(path: str) -> None:
